@@ -786,3 +786,110 @@ def test_output_topology_winding_gives_the_facing(domain):
         (culled,) = draw_tess(VS_CP, hs, ds, PS_FACING, 4, 4, cull="front" if seen[topology][0] else "back")
         assert set(culled) == {0}, topology
     assert seen["triangle_cw"] != seen["triangle_ccw"]
+
+
+# ---------------------------------------------------------------- geometry shader: incomplete strips are dropped
+
+GS_STRIPS = """
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+void put(inout TriangleStream<O> s, float2 p, float4 color) { O o; o.pos = float4(p, 0, 1); o.color = color; s.Append(o); }
+[maxvertexcount(8)]
+void main(triangle float4 v[3] : SV_Position, uint id : SV_PrimitiveID, inout TriangleStream<O> s) {
+    if (id == 0) {          // a strip of four vertices: the upper-left quadrant
+        const float4 red = float4(1, 0, 0, 1);
+        put(s, float2(-1, -1), red); put(s, float2(0, -1), red); put(s, float2(-1, 0), red); put(s, float2(0, 0), red);
+    } else {
+        const float4 green = float4(0, 1, 0, 1);
+        put(s, float2(-1, 0.25), green); put(s, float2(1, 0.25), green);        // two vertices: no triangle
+        s.RestartStrip();
+        put(s, float2(0, 0.5), green); put(s, float2(1, 0.5), green); put(s, float2(1, 1), green);
+        s.RestartStrip();
+        put(s, float2(-1, 1), green);                                           // one vertex: nothing
+    }
+}
+"""
+
+
+def test_geometry_shader_drops_incomplete_strips():
+    vs = _vs_table(PRIM_TRIS[:2])
+    px = R.draw(vs, PS_COLOR, W, H, vertex_count=6, gs_src=GS_STRIPS)
+    tri = ((0.0, 0.5), (1.0, 0.5), (1.0, 1.0))
+    for y in range(H):
+        for x in range(W):
+            p = (_centre(x, W), _centre(y, H))
+            want = (255, 0, 0, 255) if p[0] < 0 and p[1] < 0 else (0, 255, 0, 255) if _inside(p, tri) else (0, 0, 0, 0)
+            assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- SV_Depth of a fragment that is discarded
+
+VS_TWO_Z = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    uint k = id % 3;
+    float2 uv = float2((k << 1) & 2, k & 2);
+    return float4(uv * 2.0 - 1.0, id < 3 ? 0.5 : 0.3, 1.0);
+}
+"""
+PS_DEPTH_DISCARD = """
+struct O { float4 color : SV_Target; float depth : SV_Depth; };
+O main(float4 pos : SV_Position) {
+    O o;
+    bool first = abs(pos.z - 0.5) < 0.01;
+    o.color = first ? float4(1, 0, 0, 1) : float4(0, 1, 0, 1);
+    o.depth = first ? (pos.x < 4 ? 0.2 : 0.6) : pos.z;
+    if (first && pos.y < 2)
+        discard;            // after the depth was written: the fragment leaves no depth either
+    return o;
+}
+"""
+
+
+def test_depth_output_of_a_discarded_fragment_is_not_written():
+    """The first triangle (z 0.5) replaces its depth (0.2 left, 0.6 right) and is discarded in the top two rows;
+    the second (z 0.3, drawn after, depth test LESS) shows wherever the first left a greater depth."""
+    px = R.draw(VS_TWO_Z, PS_DEPTH_DISCARD, W, H, vertex_count=6, depth=1.0)
+    for y in range(H):
+        for x in range(W):
+            first_depth = 1.0 if y < 2 else 0.2 if x < 4 else 0.6
+            want = (0, 255, 0, 255) if 0.3 < first_depth else (255, 0, 0, 255)
+            assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- a patch whose edge factor is 0, negative or NaN
+
+HS_CULL = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+PC constants(uint pid : SV_PrimitiveID) {
+    PC o;
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
+    if (pid == 1)
+        o.edges[2] = CULL;          // one edge is enough to discard the patch
+    o.inside[0] = 1; o.inside[1] = 1;
+    return o;
+}
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+DS_HALF = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pid : SV_PrimitiveID) {
+    O o;
+    o.pos = float4(uv.x + pid - 1, uv.y * 2 - 1, 0, 1);       // patch 0: the left half, patch 1: the right half
+    o.color = float4(1, pid, 0, 1);
+    return o;
+}
+"""
+
+
+@pytest.mark.parametrize("factor", ["0.0", "-1.0", "asfloat(0x7fc00000)"], ids=["zero", "negative", "nan"])
+def test_patch_with_a_non_positive_or_nan_edge_factor_is_discarded(factor):
+    (px,) = draw_tess(VS_CP, HS_CULL.replace("CULL", factor), DS_HALF, PS_COLOR, 4, 8)
+    for y in range(H):
+        for x in range(W):
+            want = (255, 0, 0, 255) if x < W // 2 else (0, 0, 0, 0)
+            assert R.pixel(px, W, x, y) == want, (factor, x, y, R.pixel(px, W, x, y))
