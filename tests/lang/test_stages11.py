@@ -222,22 +222,33 @@ def test_line_adjacency_vertices_reach_the_geometry_shader_in_order():
 
 
 def draw_tess(vs: str, hs: str, ds: str, ps: str, control_points: int, vertex_count: int, *, gs: str | None = None,
-              width: int = W, height: int = H, targets: int = 1, defines: dict | None = None, **kw) -> list[bytes]:
-    """Every target's pixels of a tessellated draw (entry points `main`).  Each stage is built by res_util.build
-    (spirv-val, reflection, the checked DXIL twin; -O3 draws repeat at -O0); the DXIL twins draw again through
-    dxil-spirv and must give the same pixels (a difference is a deferred DxilBug, as res_util.draw's)."""
+              **kw) -> list[bytes]:
+    """draw_stages of a tessellated pipeline (hull and domain stages, optionally a geometry stage)."""
+    stages = {"vs": (vs, "vs_6_0"), "hs": (hs, "hs_6_0"), "ds": (ds, "ds_6_0"), "ps": (ps, "ps_6_0")}
+    if gs is not None:
+        stages["gs"] = (gs, "gs_6_0")
+    return draw_stages(stages, vertex_count, control_points=control_points, **kw)
+
+
+def draw_stages(stages: dict[str, tuple[str, str]], vertex_count: int, *, control_points: int | None = None,
+                width: int = W, height: int = H, targets: int = 1, defines: dict | None = None,
+                options: dict | None = None, **kw) -> list[bytes]:
+    """Every target's pixels of a draw whose stages are {'vs'|'hs'|'ds'|'gs'|'ps': (source, profile)} (entry
+    points `main`; hs and ds with control_points per patch).  Each stage is built by res_util.build with the
+    compile `options` (spirv-val, reflection, the checked DXIL twin; -O3 draws repeat at -O0); the DXIL twins
+    draw again through dxil-spirv and must give the same pixels (a difference is a deferred DxilBug, as
+    res_util.draw's)."""
     from dxil_run import consumer_spirv
     from harness import dxil_consumer
 
-    profiles = {"vs": (vs, "vs_6_0"), "hs": (hs, "hs_6_0"), "ds": (ds, "ds_6_0"), "ps": (ps, "ps_6_0")}
-    if gs is not None:
-        profiles["gs"] = (gs, "gs_6_0")
-    built = {k: R.build(src, "main", profile, defines=defines) for k, (src, profile) in profiles.items()}
+    built = {k: R.build(src, "main", profile, defines=defines, **(options or {}))
+             for k, (src, profile) in stages.items()}
 
     def run(mods: dict[str, tuple[bytes, str]]) -> list[bytes]:
+        tess = None if control_points is None else (*mods["hs"], *mods["ds"], control_points)
         got, _ = R.vk_runner().run_graphics(
             *mods["vs"], *mods["ps"], width, height, vertex_count=vertex_count, targets=targets, full=True,
-            tessellation=(*mods["hs"], *mods["ds"], control_points), gs=mods.get("gs"), **kw)
+            tessellation=tess, gs=mods.get("gs"), **kw)
         return got
 
     pixels = run({k: (r.binary, "main") for k, r in built.items()})
@@ -893,3 +904,58 @@ def test_patch_with_a_non_positive_or_nan_edge_factor_is_discarded(factor):
         for x in range(W):
             want = (255, 0, 0, 255) if x < W // 2 else (0, 0, 0, 0)
             assert R.pixel(px, W, x, y) == want, (factor, x, y, R.pixel(px, W, x, y))
+
+
+# ---------------------------------------------------------------- 16-bit stage I/O
+
+VS_16 = """
+struct O { float4 pos : SV_Position; nointerpolation float16_t4 h : HALF; nointerpolation uint16_t2 u : U16;
+           nointerpolation int16_t i : I16; nointerpolation float f : F32; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    o.h = float16_t4(0.25, 0.5, 0.75, 1.0);
+    o.u = uint16_t2(40000, 17);
+    o.i = -300;
+    o.f = 0.125;
+    return o;
+}
+"""
+PS_16 = """
+struct I { float4 pos : SV_Position; nointerpolation float16_t4 h : HALF; nointerpolation uint16_t2 u : U16;
+           nointerpolation int16_t i : I16; nointerpolation float f : F32; };
+struct O { float16_t4 a : SV_Target0; float4 b : SV_Target1; };
+O main(I i) {
+    O o;
+    o.a = i.h.wzyx;                                     // a 16-bit render-target output
+    o.b = float4((i.u.x - 39900) / 255.0, i.u.y / 255.0, (i.i + 400) / 255.0, i.f);
+    return o;
+}
+"""
+
+
+def test_sixteen_bit_stage_inputs_and_outputs():
+    """float16_t / uint16_t / int16_t values between the vertex and pixel stages and a float16_t4 render-target
+    output (-enable-16bit-types).  The SPIR-V builds keep them 16-bit (StorageInputOutput16, as DXC does), which
+    needs the storageInputOutput16 feature: lavapipe lacks it (its LLVM aborts on such a pipeline), so the SPIR-V
+    pair is drawn only on a device that has it.  The DXIL twins are drawn through dxil-spirv (which widens the
+    16-bit I/O to 32 bits) and checked against the values."""
+    from dxil_run import consumer_spirv
+    opts = {"enable_16bit_types": True}
+    vs, ps = R.build(VS_16, "main", "vs_6_2", **opts), R.build(PS_16, "main", "ps_6_2", **opts)
+    for res in (vs, ps):
+        assert "OpCapability StorageInputOutput16" in R.spirv_dis(res)
+    want = [{(255, 191, 128, 64)}, {(100, 17, 100, R.unorm8(0.125))}]
+    vk = R.vk_runner()
+    runs = []
+    if vk.device_info()["features"].get("storageInputOutput16"):
+        runs.append(("SPIR-V", vs.binary, "main", ps.binary, "main"))
+    converted = [consumer_spirv(t) for t in (R.twin_of(vs), R.twin_of(ps)) if t is not None]
+    assert len(converted) == 2 and None not in converted, "no checked DXIL twin"
+    (vs2, vs_facts), (ps2, ps_facts) = converted
+    runs.append(("DXIL through dxil-spirv", vs2, vs_facts["entry"], ps2, ps_facts["entry"]))
+    for who, v, ve, p, pe in runs:
+        targets, _ = vk.run_graphics(v, ve, p, pe, W, H, targets=2, full=True)
+        got = [{R.pixel(t, W, x, y) for y in range(H) for x in range(W)} for t in targets]
+        assert got == want, (who, got, want)
