@@ -959,3 +959,84 @@ def test_sixteen_bit_stage_inputs_and_outputs():
         targets, _ = vk.run_graphics(v, ve, p, pe, W, H, targets=2, full=True)
         got = [{R.pixel(t, W, x, y) for y in range(H) for x in range(W)} for t in targets]
         assert got == want, (who, got, want)
+
+
+# ---------------------------------------------------------------- outputs written at run-time indices
+
+VS_DYN = """
+struct VOut { float4 pos : SV_Position; float4 c[3] : COLOR; };
+VOut main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    VOut o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    uint n = 3 - inst;                          // a run-time count (one instance: 3)
+    [loop] for (uint k = 0; k < n; k++)
+        o.c[(k + 1) % 3] = float4(k * 50 + 10, k * 50 + 20, k * 50 + 30, 255) / 255;
+    return o;
+}
+"""
+PS_DYN = """
+struct O { float4 t[3] : SV_Target0; };
+O main(float4 pos : SV_Position, nointerpolation float4 c[3] : COLOR) {
+    O o;
+    uint s = uint(pos.x) % 3;                   // a run-time rotation of the targets
+    [loop] for (uint k = 0; k < 3; k++)
+        o.t[(k + s) % 3] = c[k];
+    return o;
+}
+"""
+
+
+def test_stage_outputs_written_at_run_time_indices():
+    """A vertex shader's output array and a pixel shader's SV_Target array written at run-time indices."""
+    targets, _ = R.draw(VS_DYN, PS_DYN, W, H, targets=3, full=True)
+    c = {(k + 1) % 3: (k * 50 + 10, k * 50 + 20, k * 50 + 30, 255) for k in range(3)}
+    for y in range(H):
+        for x in range(W):
+            s = x % 3
+            for k in range(3):
+                assert R.pixel(targets[(k + s) % 3], W, x, y) == c[k], (x, y, k)
+
+
+HS_DYN = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+PC constants(InputPatch<CP, 4> ip) {
+    PC o;
+    uint n = uint(ip[1].pos.x) + 3;             // 4: a run-time bound
+    [loop] for (uint e = 0; e < n; e++)
+        o.edges[e] = e + 1;
+    [loop] for (uint k = 0; k < n / 2; k++)
+        o.inside[k] = 2;
+    return o;
+}
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+DS_DYN = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
+    O o;
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    uint n = uint(p[2].pos.x) + 2;              // 4
+    float s = 0;
+    [loop] for (uint k = 0; k < n; k++)
+        s += pc.edges[k] * (k + 1);             // the factors read at run-time indices
+    uint j = uint(p[1].pos.x);                  // 1
+    o.color = float4(s, pc.edges[j + 2], pc.inside[j], 255) / 255;
+    return o;
+}
+"""
+
+
+def test_tess_factors_written_and_read_at_run_time_indices():
+    """The patch-constant function writes SV_TessFactor / SV_InsideTessFactor in loops with run-time bounds; the
+    domain shader reads them at run-time indices."""
+    (px,) = draw_tess(VS_CP, HS_DYN, DS_DYN, PS_COLOR, 4, 4)
+    edges = [1, 2, 3, 4]
+    want = (sum(e * (k + 1) for k, e in enumerate(edges)), edges[3], 2, 255)
+    assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
