@@ -1040,3 +1040,45 @@ def test_tess_factors_written_and_read_at_run_time_indices():
     edges = [1, 2, 3, 4]
     want = (sum(e * (k + 1) for k, e in enumerate(edges)), edges[3], 2, 255)
     assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {want}
+
+
+# ---------------------------------------------------------------- GS instances into layers and viewports
+
+GS_INSTANCES = """
+struct I { float4 pos : SV_Position; };
+struct O { float4 pos : SV_Position; uint layer : SV_RenderTargetArrayIndex; uint vp : SV_ViewportArrayIndex;
+           nointerpolation uint inst : INST; };
+[instance(4)] [maxvertexcount(3)]
+void main(triangle I v[3], uint inst : SV_GSInstanceID, uint prim : SV_PrimitiveID, inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o;
+        o.pos = v[i].pos;
+        o.layer = inst % 2;
+        o.vp = 3 - inst;
+        o.inst = inst * 10 + prim;
+        s.Append(o);
+    }
+}
+"""
+PS_INSTANCES = """
+float4 main(float4 pos : SV_Position, uint layer : SV_RenderTargetArrayIndex, uint vp : SV_ViewportArrayIndex,
+            nointerpolation uint inst : INST) : SV_Target {
+    return float4(inst, layer * 100 + 7, vp * 50 + 9, 255) / 255;
+}
+"""
+
+
+def test_instanced_gs_picks_layer_and_viewport():
+    """Four GS instances of one full-screen triangle: instance i draws into layer i % 2 through viewport 3 - i
+    (vertical strips two pixels wide), both written by each instance and read back by the pixel shader."""
+    targets = draw_stages({"vs": (R.FULLSCREEN_VS, "vs_6_0"), "gs": (GS_INSTANCES, "gs_6_0"),
+                           "ps": (PS_INSTANCES, "ps_6_0")}, 3, layers=2, viewports=4)
+    px = targets[0]
+    for layer in range(2):
+        img = px[layer * W * H * 4:(layer + 1) * W * H * 4]
+        for y in range(H):
+            for x in range(W):
+                vp = x // 2
+                inst = 3 - vp
+                want = (inst * 10, layer * 100 + 7, vp * 50 + 9, 255) if inst % 2 == layer else (0, 0, 0, 0)
+                assert R.pixel(img, W, x, y) == want, (layer, x, y, R.pixel(img, W, x, y), want)
