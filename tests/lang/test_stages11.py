@@ -1082,3 +1082,68 @@ def test_instanced_gs_picks_layer_and_viewport():
                 inst = 3 - vp
                 want = (inst * 10, layer * 100 + 7, vp * 50 + 9, 255) if inst % 2 == layer else (0, 0, 0, 0)
                 assert R.pixel(img, W, x, y) == want, (layer, x, y, R.pixel(img, W, x, y), want)
+
+
+# ---------------------------------------------------------------- 32-point patches, patch objects passed to helpers
+
+VS_32 = """
+struct CP { float4 pos : POS; float val : VAL; };
+CP main(uint id : SV_VertexID) { CP o; o.pos = float4(id, 0, 0, 1); o.val = id % 32 + (id / 32) * 2; return o; }
+"""
+HS_32 = """
+struct CP { float4 pos : POS; float val : VAL; };
+struct Out { float val : VAL; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; float sum : SUM; };
+float total(InputPatch<CP, 32> p) {                 // an input patch passed to a helper
+    float s = 0;
+    for (uint i = 0; i < 32; i++) s += p[i].val;
+    return s;
+}
+float first(const OutputPatch<Out, 1> p) { return p[0].val; }
+PC constants(InputPatch<CP, 32> ip, const OutputPatch<Out, 1> op) {
+    PC o;
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
+    o.inside[0] = 1; o.inside[1] = 1;
+    o.sum = total(ip) - first(op);
+    return o;
+}
+Out pick(InputPatch<CP, 32> p, uint i) { Out o; o.val = p[31 - i].val; return o; }
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(1)] [patchconstantfunc("constants")]
+Out main(InputPatch<CP, 32> patch, uint i : SV_OutputControlPointID) { return pick(patch, i); }
+"""
+DS_32 = """
+struct Out { float val : VAL; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; float sum : SUM; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+float last(const OutputPatch<Out, 1> p) { return p[0].val; }
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<Out, 1> p, uint pid : SV_PrimitiveID) {
+    O o;
+    o.pos = float4(uv.x + pid - 1, uv.y * 2 - 1, 0, 1);
+    o.color = float4(pc.sum - 400, last(p), pid, 0);
+    return o;
+}
+"""
+GS_32 = """
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+void copy(triangle O v[3], uint prim, inout TriangleStream<O> s) {    // the input array passed to a helper
+    for (uint i = 0; i < 3; i++) { O o = v[i]; o.color.w = prim * 50 + 100; o.color /= 255; s.Append(o); }
+}
+[maxvertexcount(3)]
+void main(triangle O v[3], uint prim : SV_PrimitiveID, inout TriangleStream<O> s) { copy(v, prim, s); }
+"""
+
+
+def test_thirty_two_point_patches_and_patch_objects_in_helpers():
+    """Two patches of 32 control points (the most Vulkan and D3D allow), one output control point: helpers take
+    the InputPatch, the OutputPatch and the geometry shader's input array; the GS reads the patch's
+    SV_PrimitiveID."""
+    (px,) = draw_tess(VS_32, HS_32, DS_32, PS_COLOR, 32, 64, gs=GS_32)
+    for pid in range(2):
+        vals = [i + 2 * pid for i in range(32)]
+        first = vals[31]
+        want = (sum(vals) - first - 400, first, pid, pid * 50 + 100)
+        for y in range(H):
+            for x in range(pid * W // 2, (pid + 1) * W // 2):
+                assert R.pixel(px, W, x, y) == want, (pid, x, y, R.pixel(px, W, x, y), want)
