@@ -275,13 +275,18 @@ def draw_stages(stages: dict[str, tuple[str, str]], vertex_count: int, *, contro
 # ---------------------------------------------------------------- five stages carrying structs, arrays, matrices
 
 STRUCTS = """
+#ifdef CASCADE          // the struct's semantic numbers its leaves TEXCOORD2, TEXCOORD3, ... in every stage
+#define PL_SEMANTIC : TEXCOORD2
+#else
+#define PL_SEMANTIC
+#endif
 #ifdef SCALAR_ARRAY
 struct Inner { float2 a : IA; float b[2] : IB; };
 #else
 struct Inner { float2 b[2] : IB; };
 #endif
 struct Payload { row_major float2x3 m : M; float3x2 n : N; Inner inner; };
-struct V { float4 pos : POS; Payload pl; };
+struct V { float4 pos : POS; Payload pl PL_SEMANTIC; };
 """
 VS5 = STRUCTS + """
 static const float2 P[6] = { float2(-1, -1), float2(1, -1), float2(-1, 1), float2(1, -1), float2(1, 1), float2(-1, 1) };
@@ -315,7 +320,7 @@ V main(InputPatch<V, 3> patch, uint i : SV_OutputControlPointID) {
 """
 DS5 = STRUCTS + """
 struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
-struct DSOut { float4 pos : SV_Position; Payload pl; };
+struct DSOut { float4 pos : SV_Position; Payload pl PL_SEMANTIC; };
 [domain("tri")]
 DSOut main(PC pc, float3 b : SV_DomainLocation, const OutputPatch<V, 3> p) {
     DSOut o;
@@ -331,7 +336,7 @@ DSOut main(PC pc, float3 b : SV_DomainLocation, const OutputPatch<V, 3> p) {
 }
 """
 GS5 = STRUCTS + """
-struct G { float4 pos : SV_Position; Payload pl; };
+struct G { float4 pos : SV_Position; Payload pl PL_SEMANTIC; };
 [maxvertexcount(3)]
 void main(triangle G v[3], inout TriangleStream<G> s) {
     for (uint i = 0; i < 3; i++) {
@@ -346,6 +351,11 @@ void main(triangle G v[3], inout TriangleStream<G> s) {
 }
 """
 PS5 = """
+#ifdef CASCADE
+#define PL_SEMANTIC : TEXCOORD2
+#else
+#define PL_SEMANTIC
+#endif
 #ifdef SCALAR_ARRAY
 struct Inner { nointerpolation float2 a : IA; nointerpolation float b[2] : IB; };
 #else
@@ -353,7 +363,7 @@ struct Inner { nointerpolation float2 b[2] : IB; };
 #endif
 struct Payload { nointerpolation row_major float2x3 m : M; nointerpolation float3x2 n : N; Inner inner; };
 struct O { float4 t[4] : SV_Target0; };
-O main(float4 pos : SV_Position, Payload pl) {
+O main(float4 pos : SV_Position, Payload pl PL_SEMANTIC) {
     O o;
     o.t[0] = float4(pl.m[0][0], pl.m[0][1], pl.m[0][2], pl.m[1][0]) / 255;
     o.t[1] = float4(pl.m[1][1], pl.m[1][2], pl.n[0][0], pl.n[0][1]) / 255;
@@ -368,20 +378,24 @@ O main(float4 pos : SV_Position, Payload pl) {
 """
 
 
+@pytest.mark.parametrize("cascade", [False, True], ids=["member-semantics", "cascaded-semantic"])
 @pytest.mark.parametrize("inner", [
     "float2[2]",
     R.param("float2 + float[2]", id="float2 + float[2]",
             dxil="dxil-spirv declares a float[2] signature element that the packing put in the free column of "
-                 "other rows (IB at register 1, component w) as a per-vertex float[2][n] input "
+                 "other rows (IB, or TEXCOORD7 when cascaded, at register 1, component w) as a per-vertex float[2][n] input "
                  "of the hull, domain and geometry shaders with a Component decoration, which spirv-val rejects "
                  "(VUID-StandaloneSpirv-Component-04924: Component on a type that is not a scalar or vector)"),
 ])
-def test_five_stages_carry_nested_structs_arrays_and_matrices(inner):
+def test_five_stages_carry_nested_structs_arrays_and_matrices(inner, cascade):
     """Sixteen values per vertex in a row_major float2x3, a column_major float3x2 and the arrays of a nested
     struct (a float2[2], or a float2 and a float[2]): through the hull (one matrix element changed per control
     point), domain (weights 1, 2, 4 of the three control points), geometry (a swizzle) and pixel stages; each
-    patch's pixels show the sums."""
-    d = {"SCALAR_ARRAY": "1"} if inner != "float2[2]" else None
+    patch's pixels show the sums.  With cascade, the struct's own semantic (TEXCOORD2) numbers its leaves in every
+    stage, matrix rows and array elements each taking an index."""
+    d = {"SCALAR_ARRAY": "1"} if inner != "float2[2]" else {}
+    if cascade:
+        d["CASCADE"] = "1"
     targets = draw_tess(VS5, HS5, DS5, PS5, 3, 6, gs=GS5, targets=4, defines=d)
 
     def expected(patch: int) -> list[int]:
@@ -1147,3 +1161,51 @@ def test_thirty_two_point_patches_and_patch_objects_in_helpers():
         for y in range(H):
             for x in range(pid * W // 2, (pid + 1) * W // 2):
                 assert R.pixel(px, W, x, y) == want, (pid, x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- SV_CullDistance out of the domain and geometry stages
+
+DS_CULL = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; float2 cull : SV_CullDistance; };
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pid : SV_PrimitiveID) {
+    O o;
+    o.pos = float4(uv.x + (pid % 2) - 1, uv.y + (pid / 2) - 1, 0, 1);     // patch k: quadrant k
+    o.color = float4(1, pid / 3.0, 0, 1);
+    o.cull = float2(pid == 1 ? -1 : 1, pid == 2 ? -0.5 : uv.x + 1);       // patches 1 and 2 culled
+    return o;
+}
+"""
+HS_QUAD_ID = HS_QUAD1.replace("o.edges[e] = 2;", "o.edges[e] = 1;").replace("o.inside[0] = 2; o.inside[1] = 2;",
+                                                                            "o.inside[0] = 1; o.inside[1] = 1;")
+GS_CULL = """
+struct I { float4 pos : SV_Position; nointerpolation float4 color : COLOR; float2 cull : SV_CullDistance; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; float cull[2] : SV_CullDistance; };
+[maxvertexcount(3)]
+void main(triangle I v[3], uint prim : SV_PrimitiveID, inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) {
+        O o;
+        o.pos = v[i].pos;
+        o.color = v[i].color;
+        o.cull[0] = v[i].cull.x;
+        o.cull[1] = v[i].cull.y * (prim == 3 ? -1 : 1);                   // patch 3 culled here
+        s.Append(o);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("gs", [False, True], ids=["ds", "ds-gs"])
+def test_cull_distance_out_of_domain_and_geometry_stages(gs):
+    """Four quad patches, one per quadrant: the domain shader's float2 SV_CullDistance culls patch 1 (x) and patch
+    2 (y); through a geometry shader (a float[2] SV_CullDistance), which also culls patch 3's triangles (after
+    tessellation the geometry shader's SV_PrimitiveID is the patch's)."""
+    (px,) = draw_tess(VS_CP, HS_QUAD_ID, DS_CULL, PS_COLOR, 4, 16, gs=GS_CULL if gs else None)
+    drawn = {0, 3} if not gs else {0}
+    for y in range(H):
+        for x in range(W):
+            pid = (x >= W // 2) + 2 * (y >= H // 2)
+            want = (255, R.unorm8(pid / 3.0), 0, 255) if pid in drawn else (0, 0, 0, 0)
+            assert R.pixel(px, W, x, y) == want, (gs, x, y, R.pixel(px, W, x, y), want)
