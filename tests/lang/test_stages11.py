@@ -1209,3 +1209,92 @@ def test_cull_distance_out_of_domain_and_geometry_stages(gs):
             pid = (x >= W // 2) + 2 * (y >= H // 2)
             want = (255, R.unorm8(pid / 3.0), 0, 255) if pid in drawn else (0, 0, 0, 0)
             assert R.pixel(px, W, x, y) == want, (gs, x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- matrices and arrays in control points and patch constants
+
+HS_AGG = """
+struct CP { float4 pos : POS; float val : VAL; uint count : COUNT; };
+struct HCP { float4 pos : POS; row_major float2x3 m : MROW; ELEM a[3] : ARR; };
+struct PC {
+    float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor;
+    float2x2 pm : PMAT; row_major float2x2 pr : PROW; float pa[3] : PARR;
+};
+PC constants(const OutputPatch<HCP, 4> op, uint pid : SV_PrimitiveID) {
+    PC o;
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
+    o.inside[0] = 1; o.inside[1] = 1;
+    uint k = pid % 2 + 1;                           // 1 (a run-time index)
+    o.pm = float2x2(op[k].m[0][0], op[k].m[0][1], op[k].m[1][0], op[k].m[1][1]);
+    o.pr = transpose(o.pm);
+    [loop] for (uint j = 0; j < 3; j++) o.pa[j] = op[3 - j].a[j].x;
+    return o;
+}
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+HCP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) {
+    HCP o;
+    o.pos = i < 3 ? patch[i].pos : patch[1].pos + patch[2].pos - patch[0].pos;
+    uint r = i % 2;                                 // rows written at run-time indices
+    o.m[r] = float3(i * 10 + 1, i * 10 + 2, i * 10 + 3);
+    o.m[1 - r] = float3(i * 10 + 4, i * 10 + 5, i * 10 + 6);
+    [loop] for (uint j = 0; j < 3; j++) o.a[(j + i) % 3] = (ELEM)(i * 20 + j);
+    return o;
+}
+"""
+DS_AGG = """
+struct HCP { float4 pos : POS; row_major float2x3 m : MROW; ELEM a[3] : ARR; };
+struct PC {
+    float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor;
+    float2x2 pm : PMAT; row_major float2x2 pr : PROW; float pa[3] : PARR;
+};
+struct O { float4 pos : SV_Position; nointerpolation float4 c[3] : COLOR; };
+[domain("quad")]
+O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<HCP, 4> p) {
+    O o;
+    o.pos = p[0].pos + uv.x * (p[1].pos - p[0].pos) + uv.y * (p[2].pos - p[0].pos);
+    o.c[0] = float4(pc.pm[0][0], pc.pm[0][1], pc.pm[1][0], pc.pm[1][1]) / 255;
+    o.c[1] = float4(pc.pr[0][1], pc.pa[0], pc.pa[1], pc.pa[2]) / 255;
+    o.c[2] = float4(p[3].m[1][2], p[2].a[0].x, p[0].m[0][0], 255) / 255;
+    return o;
+}
+"""
+PS_AGG = """
+struct O { float4 t[3] : SV_Target0; };
+O main(float4 pos : SV_Position, nointerpolation float4 c[3] : COLOR) { O o; o.t = c; return o; }
+"""
+
+
+@pytest.mark.parametrize("elem", [
+    "float2",
+    R.param("float", id="float",
+            dxil="the float[3] control-point element is packed in the free column of the matrix's rows (ARR at "
+                 "register 1, component w); dxil-spirv declares it as a per-vertex float[3][4] with a Component "
+                 "decoration, which spirv-val rejects (VUID-StandaloneSpirv-Component-04924)"),
+])
+def test_matrices_and_arrays_in_control_points_and_patch_constants(elem):
+    """Hull-shader control points with a row_major matrix (rows written at run-time indices) and an array; patch
+    constants that are a column_major and a row_major float2x2 and a float[3] (Patch outputs in SPIR-V), read by
+    the domain shader.  The patches of test_patch_constants_... (3 -> 4 control points, the two halves)."""
+    targets = draw_tess(VS_PATCH, HS_AGG, DS_AGG, PS_AGG, 3, 6, targets=3, defines={"ELEM": elem})
+
+    def cp(i: int) -> tuple[list[list[int]], list[int]]:
+        r = i % 2
+        m = [[0] * 3, [0] * 3]
+        m[r] = [i * 10 + 1, i * 10 + 2, i * 10 + 3]
+        m[1 - r] = [i * 10 + 4, i * 10 + 5, i * 10 + 6]
+        a = [0] * 3
+        for j in range(3):
+            a[(j + i) % 3] = i * 20 + j
+        return m, a
+
+    for pid in range(2):
+        k = pid % 2 + 1
+        mk = cp(k)[0]
+        pm = [[mk[0][0], mk[0][1]], [mk[1][0], mk[1][1]]]
+        pa = [cp(3 - j)[1][j] for j in range(3)]
+        want = [(pm[0][0], pm[0][1], pm[1][0], pm[1][1]), (pm[1][0], *pa),
+                (cp(3)[0][1][2], cp(2)[1][0], cp(0)[0][0][0], 255)]
+        for t in range(3):
+            got = {R.pixel(targets[t], W, x, y) for y in range(H) for x in range(pid * W // 2, (pid + 1) * W // 2)}
+            assert got == {want[t]}, (pid, t, got, want[t])
