@@ -383,9 +383,10 @@ O main(float4 pos : SV_Position, Payload pl PL_SEMANTIC) {
     "float2[2]",
     R.param("float2 + float[2]", id="float2 + float[2]",
             dxil="dxil-spirv declares a float[2] signature element that the packing put in the free column of "
-                 "other rows (IB, or TEXCOORD7 when cascaded, at register 1, component w) as a per-vertex float[2][n] input "
-                 "of the hull, domain and geometry shaders with a Component decoration, which spirv-val rejects "
-                 "(VUID-StandaloneSpirv-Component-04924: Component on a type that is not a scalar or vector)"),
+                 "other rows (IB, or TEXCOORD7 when cascaded, at register 1, component w) as a per-vertex "
+                 "float[2][n] input of the hull, domain and geometry shaders with a Component decoration, which "
+                 "spirv-val rejects (VUID-StandaloneSpirv-Component-04924: Component on a type that is not a "
+                 "scalar or vector); the pixel shader's non-arrayed float[2] input with Component passes"),
 ])
 def test_five_stages_carry_nested_structs_arrays_and_matrices(inner, cascade):
     """Sixteen values per vertex in a row_major float2x3, a column_major float3x2 and the arrays of a nested
@@ -911,9 +912,37 @@ O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pi
 """
 
 
-@pytest.mark.parametrize("factor", ["0.0", "-1.0", "asfloat(0x7fc00000)"], ids=["zero", "negative", "nan"])
+HS_CULL_RETURN = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+PC constants(uint pid : SV_PrimitiveID) {
+    PC o = (PC)0;
+    if (pid == 1)
+        return o;                   // an early return: every factor 0
+    [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
+    o.inside[0] = 1; o.inside[1] = 1;
+    return o;
+}
+CP pass(InputPatch<CP, 4> patch, uint i) {
+    if (i > 3)
+        return patch[0];            // never taken: an early return in the control-point phase's helper
+    return patch[i];
+}
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) {
+    if (i == 3)
+        return patch[3];            // an early return in the control-point phase
+    return pass(patch, i);
+}
+"""
+
+
+@pytest.mark.parametrize("factor", ["0.0", "-1.0", "asfloat(0x7fc00000)", "early-return"],
+                         ids=["zero", "negative", "nan", "early-return"])
 def test_patch_with_a_non_positive_or_nan_edge_factor_is_discarded(factor):
-    (px,) = draw_tess(VS_CP, HS_CULL.replace("CULL", factor), DS_HALF, PS_COLOR, 4, 8)
+    hs = HS_CULL_RETURN if factor == "early-return" else HS_CULL.replace("CULL", factor)
+    (px,) = draw_tess(VS_CP, hs, DS_HALF, PS_COLOR, 4, 8)
     for y in range(H):
         for x in range(W):
             want = (255, 0, 0, 255) if x < W // 2 else (0, 0, 0, 0)
