@@ -5,12 +5,22 @@ are computed here from the inputs (point-in-triangle tests, the tessellator's sp
 shaders are fed), not read from the compiler.
 
 Corners: SV_IsFrontFace under each cull mode; clip() on vectors and in a loop; SV_PrimitiveID in a pixel
-shader with no geometry shader; render targets of one, two and three components and an SV_Target array;
-line-adjacency input of a geometry shader; a five-stage pipeline (VS -> HS -> DS -> GS -> PS) carrying nested
-structs, arrays and row/column-major matrices; tessellation factors -> generated vertices for each
-partitioning and the isoline domain; the patch-constant function reading InputPatch and OutputPatch at
-run-time indices with more output than input control points; SV_RenderTargetArrayIndex and
-SV_ViewportArrayIndex written by the domain shader.
+shader with no geometry shader (list and strip); render targets of one, two and three components and an
+SV_Target array; line-adjacency input of a geometry shader; a five-stage pipeline (VS -> HS -> DS -> GS -> PS)
+carrying nested structs, arrays and row/column-major matrices, with member semantics or one cascaded struct
+semantic; tessellation factors -> generated vertices for each partitioning and the isoline domain; the
+patch-constant function reading InputPatch and OutputPatch at run-time indices with more output than input
+control points; SV_RenderTargetArrayIndex and SV_ViewportArrayIndex written by the domain shader (a fix: they
+were Locations in SPIR-V); matrix and array vertex inputs from a vertex buffer in each API's layout; pixel
+inputs and stage outputs indexed at run time; the winding of triangle_cw / triangle_ccw; incomplete GS strips;
+SV_Depth of a discarded fragment; patches discarded by a zero / negative / NaN factor or an early return; 16-bit
+stage I/O; GS instances into layers and viewports; 32-point patches and patch objects passed to helpers;
+SV_CullDistance out of the domain and geometry stages; matrices and arrays in control points and patch
+constants; out / inout entry parameters.
+
+Not run here (the harness cannot): integer render targets (its targets are RGBA8_UNORM), depth or stencil with
+multisampling, line and point rasterization rules, the SPIR-V side of 16-bit stage I/O on lavapipe (no
+storageInputOutput16), transform feedback of tessellated output.
 """
 
 from __future__ import annotations
@@ -1327,3 +1337,52 @@ def test_matrices_and_arrays_in_control_points_and_patch_constants(elem):
         for t in range(3):
             got = {R.pixel(targets[t], W, x, y) for y in range(H) for x in range(pid * W // 2, (pid + 1) * W // 2)}
             assert got == {want[t]}, (pid, t, got, want[t])
+
+
+# ---------------------------------------------------------------- out / inout entry parameters, parameter order
+
+VS_OUT_PARAMS = """
+float4 main(float2 corner : CORNER, inout float4 color : COLOR, out float2 uv : TEXCOORD0,
+            out nointerpolation uint tag : TAG) : SV_Position {
+    uv = corner * 0.5 + 0.5;
+    color = color.bgra;                 // the vertex input COLOR read, and written to the output COLOR
+    tag = 77;
+    return float4(corner, 0, 1);
+}
+"""
+GS_PARAM_ORDER = """
+struct V { float4 pos : SV_Position; float4 color : COLOR; float2 uv : TEXCOORD0; nointerpolation uint tag : TAG; };
+[maxvertexcount(3)]
+void main(inout TriangleStream<V> s, uint prim : SV_PrimitiveID, in triangle V v[3]) {    // the stream first
+    for (uint i = 0; i < 3; i++) { V o = v[i]; o.tag += prim; s.Append(o); }
+}
+"""
+PS_OUT_PARAMS = """
+void main(float4 pos : SV_Position, float4 color : COLOR, float2 uv : TEXCOORD0, nointerpolation uint tag : TAG,
+          out float4 c1 : SV_Target1, out float4 c0 : SV_Target0) {
+    c0 = color;
+    c1 = float4(uv, tag / 255.0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("gs", [False, True], ids=["vs-ps", "vs-gs-ps"])
+def test_out_and_inout_entry_parameters(gs):
+    """A vertex shader with an inout parameter (vertex input and output of one semantic), out parameters beside
+    its return value; a geometry shader whose stream comes first; a pixel shader writing its targets through out
+    parameters declared out of order."""
+    vk = R.vk_runner()
+    corners = [(-1.0, -1.0), (3.0, -1.0), (-1.0, 3.0)]
+    color = (0.2, 0.4, 0.6, 0.8)
+    vs = R.build(VS_OUT_PARAMS, "main", "vs_6_0")
+    locs = {e["semantic"]: e["location"] for e in vs.manifest["entry"]["inputs"]}
+    vb = vk.VertexBuffer(b"".join(R.pack("f", [*c, *color]) for c in corners), 24,
+                         [(locs["CORNER"], "float2", 0), (locs["COLOR"], "float4", 8)])
+    targets, _ = R.draw(VS_OUT_PARAMS, PS_OUT_PARAMS, W, H, vertex_buffers=[vb], targets=2, full=True,
+                        gs_src=GS_PARAM_ORDER if gs else None)
+    for y in range(H):
+        for x in range(W):
+            u, v = (x + 0.5) / W, (y + 0.5) / H
+            assert R.pixel(targets[0], W, x, y) == tuple(R.unorm8(c) for c in (0.6, 0.4, 0.2, 0.8)), (x, y)
+            got = R.pixel(targets[1], W, x, y)
+            assert abs(got[0] - R.unorm8(u)) <= 1 and abs(got[1] - R.unorm8(v)) <= 1 and got[2:] == (77, 255), (x, y)
