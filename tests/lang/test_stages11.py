@@ -282,6 +282,18 @@ def draw_stages(stages: dict[str, tuple[str, str]], vertex_count: int, *, contro
     return pixels
 
 
+# the control points and patch constants of a quad patch, and the hull shader's pass-through control-point phase
+QUAD_DECLS = """
+struct CP { float4 pos : POS; };
+struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+"""
+QUAD_PASS_THROUGH = """
+[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(4)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+
+
 # ---------------------------------------------------------------- five stages carrying structs, arrays, matrices
 
 STRUCTS = """
@@ -607,9 +619,7 @@ def test_patch_constants_read_input_and_output_patches_at_run_time_indices():
 
 # ---------------------------------------------------------------- layer and viewport written by the domain shader
 
-DS_LAYER = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+DS_LAYER = QUAD_DECLS + """
 struct O {
     float4 pos : SV_Position;
     nointerpolation uint pid : PID;
@@ -626,19 +636,14 @@ O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pi
     return o;
 }
 """
-HS_QUAD1 = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+HS_QUAD1 = QUAD_DECLS + """
 PC constants() {
     PC o;
     [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 2;
     o.inside[0] = 2; o.inside[1] = 2;
     return o;
 }
-[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
-[outputcontrolpoints(4)] [patchconstantfunc("constants")]
-CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
-"""
+""" + QUAD_PASS_THROUGH
 PS_LAYER = """
 float4 main(float4 pos : SV_Position, nointerpolation uint pid : PID, uint layer : SV_RenderTargetArrayIndex,
             uint vp : SV_ViewportArrayIndex) : SV_Target {
@@ -893,9 +898,7 @@ def test_depth_output_of_a_discarded_fragment_is_not_written():
 
 # ---------------------------------------------------------------- a patch whose edge factor is 0, negative or NaN
 
-HS_CULL = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+HS_CULL = QUAD_DECLS + """
 PC constants(uint pid : SV_PrimitiveID) {
     PC o;
     [unroll] for (int e = 0; e < 4; e++) o.edges[e] = 1;
@@ -904,13 +907,8 @@ PC constants(uint pid : SV_PrimitiveID) {
     o.inside[0] = 1; o.inside[1] = 1;
     return o;
 }
-[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
-[outputcontrolpoints(4)] [patchconstantfunc("constants")]
-CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
-"""
-DS_HALF = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+""" + QUAD_PASS_THROUGH
+DS_HALF = QUAD_DECLS + """
 struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
 [domain("quad")]
 O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pid : SV_PrimitiveID) {
@@ -1051,9 +1049,7 @@ def test_stage_outputs_written_at_run_time_indices():
                 assert R.pixel(targets[(k + s) % 3], W, x, y) == c[k], (x, y, k)
 
 
-HS_DYN = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+HS_DYN = QUAD_DECLS + """
 PC constants(InputPatch<CP, 4> ip) {
     PC o;
     uint n = uint(ip[1].pos.x) + 3;             // 4: a run-time bound
@@ -1063,13 +1059,8 @@ PC constants(InputPatch<CP, 4> ip) {
         o.inside[k] = 2;
     return o;
 }
-[domain("quad")] [partitioning("integer")] [outputtopology("triangle_cw")]
-[outputcontrolpoints(4)] [patchconstantfunc("constants")]
-CP main(InputPatch<CP, 4> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
-"""
-DS_DYN = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+""" + QUAD_PASS_THROUGH
+DS_DYN = QUAD_DECLS + """
 struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
 [domain("quad")]
 O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) {
@@ -1204,9 +1195,7 @@ def test_thirty_two_point_patches_and_patch_objects_in_helpers():
 
 # ---------------------------------------------------------------- SV_CullDistance out of the domain and geometry stages
 
-DS_CULL = """
-struct CP { float4 pos : POS; };
-struct PC { float edges[4] : SV_TessFactor; float inside[2] : SV_InsideTessFactor; };
+DS_CULL = QUAD_DECLS + """
 struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; float2 cull : SV_CullDistance; };
 [domain("quad")]
 O main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p, uint pid : SV_PrimitiveID) {
