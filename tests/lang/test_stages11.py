@@ -29,6 +29,7 @@ import time
 
 import pytest
 import res_util as R
+from harness import tools
 
 pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
 
@@ -1397,3 +1398,53 @@ def test_pixel_primitive_id_after_tessellation_is_the_patch():
         for x in range(W):
             pid = int(x >= W // 2)
             assert R.pixel(px, W, x, y) == (255, 255 * pid, pid * 60 + 30, 255), (x, y, R.pixel(px, W, x, y))
+
+
+# ---------------------------------------------------------------- clip distances indexed at run time; the DXIL row limit
+
+VS_CLIP_DYN = """
+struct O { float4 pos : SV_Position; float d[2] : SV_ClipDistance0; float2 cl : SV_CullDistance0; };
+O main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    uint n = 2 - inst;                              // 2: a run-time bound
+    [loop] for (uint k = 0; k < n; k++) o.d[k] = 1;
+    o.d[1 - inst] = o.pos.x + 0.25;                 // d[1] at a run-time index: clips x < -0.25
+    o.cl = float2(1, 2);
+    return o;
+}
+"""
+PS_CLIP_DYN = """
+float4 main(float4 pos : SV_Position, float d[2] : SV_ClipDistance0) : SV_Target {
+    uint k = uint(pos.y) % 2;                       // read at a run-time index
+    return float4(d[1] / 2, d[k] / 2, k / 4.0, 1);
+}
+"""
+
+
+def test_clip_distances_written_and_read_at_run_time_indices():
+    px = R.draw(VS_CLIP_DYN, PS_CLIP_DYN, W, H)
+    for y in range(H):
+        for x in range(W):
+            nx = _centre(x, W)
+            k = y % 2
+            dk = nx + 0.25 if k == 1 else 1.0
+            want = (R.unorm8((nx + 0.25) / 2), R.unorm8(dk / 2), R.unorm8(k / 4), 255) if nx > -0.25 else (0, 0, 0, 0)
+            got = R.pixel(px, W, x, y)
+            assert all(abs(g - w) <= 1 for g, w in zip(got, want)), (x, y, got, want)
+
+
+def test_three_row_clip_distance_array_is_a_dxil_error():
+    """D3D's clip and cull distances share two signature rows (DXC's validator: Meta.ClipCullMaxRows), and a
+    float[3] takes three; Vulkan's ClipDistance array has no rows, so SPIR-V takes it."""
+    src = ("struct O { float4 pos : SV_Position; float d[3] : SV_ClipDistance0; };\n"
+           "O main() { O o = (O)0; return o; }\n")
+    res = R.compile_hlsl(src, "main", "vs_6_0", "dxil")
+    assert not res.ok
+    assert R.errors(res) == [          # located at the entry point, as the other signature-packing errors
+        "2:3: signature element 'SV_ClipDistance0' does not fit: SV_ClipDistance and SV_CullDistance elements share at "
+        "most two rows (a float[n] array takes n rows)"], R.errors(res)
+    spv = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
+    assert spv.ok, R.diagnostics_text(spv)
+    tools.spirv_val(spv.binary, "vulkan1.1")
