@@ -1448,3 +1448,40 @@ def test_three_row_clip_distance_array_is_a_dxil_error():
     spv = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
     assert spv.ok, R.diagnostics_text(spv)
     tools.spirv_val(spv.binary, "vulkan1.1")
+
+
+# ---------------------------------------------------------------- system values nested in a struct between user values
+
+NESTED_SV = """
+struct Sys { float4 pos : SV_Position; float clip[1] : SV_ClipDistance; };
+struct Data { float2 uv : TEXCOORD0; nointerpolation uint id : ID; };
+"""
+VS_NESTED_SV = NESTED_SV + """
+struct O { Data d; Sys s; float4 extra[2] : EXTRA; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.s.pos = float4(uv * 2 - 1, 0, 1);
+    o.s.clip[0] = 1.0 - uv.y * 1.5;     // clips v > 2/3
+    o.d.uv = uv;
+    o.d.id = 9;
+    o.extra[0] = 0.25;
+    o.extra[1] = 0.5;
+    return o;
+}
+"""
+PS_NESTED_SV = NESTED_SV + """
+struct I { Data d; Sys s; float4 extra[2] : EXTRA; };
+float4 main(I i) : SV_Target { return float4(i.d.uv.x, i.s.pos.y / 8, i.d.id / 255.0, i.extra[1].x); }
+"""
+
+
+def test_system_values_nested_in_a_struct_between_user_values():
+    """SV_Position and a one-element SV_ClipDistance array in a nested struct declared between user values (a
+    struct and an array): the user values keep their places on both sides and the system values act."""
+    px = R.draw(VS_NESTED_SV, PS_NESTED_SV, W, H)
+    for y in range(H):
+        for x in range(W):
+            u, v = (x + 0.5) / W, (y + 0.5) / H
+            want = (R.unorm8(u), R.unorm8((y + 0.5) / 8), 9, 128) if 1.0 - v * 1.5 > 0 else (0, 0, 0, 0)
+            assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
