@@ -1485,3 +1485,41 @@ def test_system_values_nested_in_a_struct_between_user_values():
             u, v = (x + 0.5) / W, (y + 0.5) / H
             want = (R.unorm8(u), R.unorm8((y + 0.5) / 8), 9, 128) if 1.0 - v * 1.5 > 0 else (0, 0, 0, 0)
             assert R.pixel(px, W, x, y) == want, (x, y, R.pixel(px, W, x, y), want)
+
+
+# ---------------------------------------------------------------- a layer written by the vertex shader, read by the GS
+
+VS_LAYER_TO_GS = """
+struct O { float4 pos : SV_Position; uint layer : SV_RenderTargetArrayIndex; };
+O main(uint id : SV_VertexID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    o.layer = 1;
+    return o;
+}
+"""
+GS_LAYER_IN = """
+struct I { float4 pos : SV_Position; uint layer : SV_RenderTargetArrayIndex; };
+struct O { float4 pos : SV_Position; uint layer : SV_RenderTargetArrayIndex; nointerpolation uint seen : SEEN; };
+[maxvertexcount(3)]
+void main(triangle I v[3], inout TriangleStream<O> s) {
+    for (uint i = 0; i < 3; i++) { O o; o.pos = v[i].pos; o.layer = v[i].layer; o.seen = v[i].layer + 10; s.Append(o); }
+}
+"""
+PS_LAYER_SEEN = """
+float4 main(float4 p : SV_Position, uint layer : SV_RenderTargetArrayIndex, nointerpolation uint seen : SEEN)
+    : SV_Target {
+    return float4(layer, seen, 0, 255) / 255;
+}
+"""
+
+
+@R.xfail("SPIR-V: the vertex shader's SV_RenderTargetArrayIndex is the Layer built-in and the geometry shader's "
+         "input of it a Location (DXC's mapping: Vulkan has no Layer input before the fragment stage), so the GS "
+         "reads 0, not the 1 the VS wrote; the DXIL twin is not converted (dxil-spirv LIMITS "
+         "'sv-builtin-in-stage')")
+def test_layer_written_by_the_vertex_shader_reaches_the_geometry_shader():
+    """D3D passes a vertex shader's SV_RenderTargetArrayIndex to the geometry shader's input of that semantic."""
+    px = R.draw(VS_LAYER_TO_GS, PS_LAYER_SEEN, W, H, gs_src=GS_LAYER_IN, layers=2)
+    assert {R.pixel(px[W * H * 4:], W, x, y) for y in range(H) for x in range(W)} == {(1, 11, 0, 255)}
