@@ -1523,3 +1523,30 @@ def test_layer_written_by_the_vertex_shader_reaches_the_geometry_shader():
     """D3D passes a vertex shader's SV_RenderTargetArrayIndex to the geometry shader's input of that semantic."""
     px = R.draw(VS_LAYER_TO_GS, PS_LAYER_SEEN, W, H, gs_src=GS_LAYER_IN, layers=2)
     assert {R.pixel(px[W * H * 4:], W, x, y) for y in range(H) for x in range(W)} == {(1, 11, 0, 255)}
+
+
+# ---------------------------------------------------------------- SV_InstanceID out of the vertex stage into the pixel stage
+
+VS_INSTANCE_OUT = """
+struct O { float4 pos : SV_Position; uint inst : SV_InstanceID; float4 c : COLOR; };
+O main(uint id : SV_VertexID, uint inst : SV_InstanceID) {
+    O o;
+    float2 uv = float2((id << 1) & 2, id & 2);
+    o.pos = float4(uv * 2 - 1, 0, 1);
+    o.inst = inst * 5 + 3;
+    o.c = 0.5;
+    return o;
+}
+"""
+PS_INSTANCE_IN = """
+float4 main(float4 pos : SV_Position, nointerpolation uint inst : SV_InstanceID, float4 c : COLOR) : SV_Target {
+    return float4(inst / 255.0, c.x, 0, 1);
+}
+"""
+
+
+def test_instance_id_written_by_the_vertex_shader_reaches_the_pixel_shader():
+    """D3D lets the vertex stage write SV_InstanceID and the pixel stage read it (an ordinary Location in Vulkan,
+    after the others, as in DXC); the second instance draws last."""
+    px = R.draw(VS_INSTANCE_OUT, PS_INSTANCE_IN, W, H, instance_count=2)
+    assert {R.pixel(px, W, x, y) for y in range(H) for x in range(W)} == {(8, 128, 0, 255)}
