@@ -16,7 +16,11 @@ inputs and stage outputs indexed at run time; the winding of triangle_cw / trian
 SV_Depth of a discarded fragment; patches discarded by a zero / negative / NaN factor or an early return; 16-bit
 stage I/O; GS instances into layers and viewports; 32-point patches and patch objects passed to helpers;
 SV_CullDistance out of the domain and geometry stages; matrices and arrays in control points and patch
-constants; out / inout entry parameters.
+constants; out / inout entry parameters; clip distances indexed at run time (and the DXIL two-row limit);
+system values nested in a struct between user values; SV_InstanceID from the vertex to the pixel stage.
+Strict xfails: the pixel stage's SV_PrimitiveID after tessellation (lavapipe), a layer passed from the vertex
+to the geometry stage (no Vulkan Layer input there, as in DXC), column-packed float[n] per-vertex elements
+(dxil-spirv's Component decoration fails spirv-val).
 
 Not run here (the harness cannot): integer render targets (its targets are RGBA8_UNORM), depth or stencil with
 multisampling, line and point rasterization rules, and the SPIR-V side of 16-bit stage I/O on lavapipe (no
