@@ -701,6 +701,7 @@ _TOPOLOGIES = {
     "line_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_LINE_LIST_WITH_ADJACENCY,
     "triangle_list_adjacency": vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST_WITH_ADJACENCY,
 }
+_CULL_MODES = {"none": vk.VK_CULL_MODE_NONE, "front": vk.VK_CULL_MODE_FRONT_BIT, "back": vk.VK_CULL_MODE_BACK_BIT}
 
 
 def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
@@ -748,7 +749,7 @@ def _graphics_pipeline(res: Resources, r: dict, layout, render_pass):
         pViewportState=vk.VkPipelineViewportStateCreateInfo(
             viewportCount=n, pViewports=viewports, scissorCount=n, pScissors=scissors),
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
-            polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE,
+            polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=_CULL_MODES[r.get("cull", "none")],
             frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, lineWidth=1.0),
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(
             rasterizationSamples=r.get("samples", 1)),

@@ -395,6 +395,7 @@ def run_graphics(
     viewports: int = 1,
     samples: int = 1,
     stencil: int | None = None,
+    cull: str = "none",
 ):
     """Draw vertex_count vertices (triangle list, instance_count instances) into `targets` width x height
     RGBA8_UNORM targets; return target 0's pixels, row-major from the top row (Vulkan conventions: y down,
@@ -411,7 +412,8 @@ def run_graphics(
     viewports = n: n viewports (and scissors), side-by-side vertical strips of the target, viewport i the i-th.
     samples = n: rasterize into n-sample targets (standard sample locations) resolved into the returned ones.
     stencil = n: a stencil buffer cleared to n, the stencil test EQUAL against the reference (0, or the pixel
-    shader's SV_StencilRef), nothing written to it."""
+    shader's SV_StencilRef), nothing written to it.
+    cull: 'none', 'front' or 'back' faces culled (front faces are counter-clockwise in framebuffer coordinates)."""
     req = {
         "op": "graphics", "vs": (bytes(vs_spirv), vs_entry), "ps": (bytes(ps_spirv), ps_entry),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)),
@@ -422,7 +424,7 @@ def run_graphics(
         "xfb": int(xfb),
         "depth": None if depth is None else float(depth),
         "first_vertex": int(first_vertex), "first_instance": int(first_instance), "viewports": int(viewports),
-        "samples": int(samples), "stencil": None if stencil is None else int(stencil),
+        "samples": int(samples), "stencil": None if stencil is None else int(stencil), "cull": cull,
     }
     if tessellation is not None:
         hs, hs_entry, ds, ds_entry, points = tessellation

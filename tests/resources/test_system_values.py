@@ -752,7 +752,7 @@ def test_signature_manifests_match_the_schema(target):
 
 
 @pytest.mark.parametrize(("sv", "stage", "direction"), [("SV_RenderTargetArrayIndex", "hull", "in"),
-                                                       ("SV_ViewportArrayIndex", "domain", "out"),
+                                                       ("SV_ViewportArrayIndex", "hull", "out"),
                                                        ("SV_IsFrontFace", "geometry", "out"),
                                                        ("SV_InstanceID", "geometry", "in")])
 def test_system_value_without_a_vulkan_builtin_is_a_location(sv, stage, direction):

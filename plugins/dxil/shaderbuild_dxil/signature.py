@@ -243,6 +243,9 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     unfit = [e for k in sorted({e.stream for e in out}) for e in sigpack.pack([e for e in out if e.stream == k], point)]
     if unfit:
         e = unfit[0]
+        if e.interpretation == sigpack.CLIPCULL:      # DXC's validator: Meta.ClipCullMaxRows
+            raise error(f"signature element '{e.name}{e.index}' does not fit: SV_ClipDistance and SV_CullDistance "
+                        f"elements share at most two rows (a float[n] array takes n rows)", e.var.loc)
         raise error(f"signature element '{e.name}{e.index}' does not fit in the {sigpack.MAX_ROWS} "
                     f"{'output' if is_output else 'input'} registers", e.var.loc)
     return out

@@ -90,8 +90,8 @@ _BUILTIN_CAPS: dict[str, tuple[str, str | None, tuple[int, int] | None]] = {
     "PrimitiveId": ("Geometry", None, None),
     "Layer": ("Geometry", None, None), "ViewportIndex": ("MultiViewport", None, None),
 }
-# Layer / ViewportIndex written before the rasteriser by a vertex shader: SPV_EXT_shader_viewport_index_layer,
-# or from SPIR-V 1.5 the core ShaderLayer / ShaderViewportIndex
+# Layer / ViewportIndex written before the rasteriser by a vertex or domain (tessellation evaluation) shader:
+# SPV_EXT_shader_viewport_index_layer, or from SPIR-V 1.5 the core ShaderLayer / ShaderViewportIndex
 _VS_LAYER_CAPS = {"Layer": "ShaderLayer", "ViewportIndex": "ShaderViewportIndex"}
 # execution modes a fragment output built-in asks for, and those its semantic adds (DXC's)
 _OUTPUT_MODES = {"FragDepth": ("DepthReplacing",), "FragStencilRefEXT": ("StencilRefReplacingEXT",),
@@ -116,7 +116,7 @@ _ENTRY_MODES: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
 
 def _builtin_caps(builtin: str, stage: str, version: tuple[int, int]) -> list[tuple[str, str | None]]:
     """(capability, extension or None) pairs a built-in needs in `stage`."""
-    if builtin in _VS_LAYER_CAPS and stage == "vertex":
+    if builtin in _VS_LAYER_CAPS and stage in ("vertex", "domain"):
         if version >= (1, 5):
             return [(_VS_LAYER_CAPS[builtin], None)]
         return [("ShaderViewportIndexLayerEXT", "SPV_EXT_shader_viewport_index_layer")]

@@ -84,6 +84,8 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
     ("SV_ViewportArrayIndex", "geometry", "out"): "ViewportIndex",
     ("SV_RenderTargetArrayIndex", "vertex", "out"): "Layer",
     ("SV_ViewportArrayIndex", "vertex", "out"): "ViewportIndex",
+    ("SV_RenderTargetArrayIndex", "domain", "out"): "Layer",
+    ("SV_ViewportArrayIndex", "domain", "out"): "ViewportIndex",
     ("SV_DepthGreaterEqual", "pixel", "out"): "FragDepth",
     ("SV_DepthLessEqual", "pixel", "out"): "FragDepth",
     ("SV_StencilRef", "pixel", "out"): "FragStencilRefEXT",
@@ -114,8 +116,9 @@ SV_BUILTINS: dict[tuple[str, str, str], str] = {
 }
 # a mesh shader's `out indices` array, by [outputtopology]
 MESH_INDICES = {"triangle": "PrimitiveTriangleIndicesEXT", "line": "PrimitiveLineIndicesEXT"}
-# the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex before the
-# geometry stage's output, SV_IsFrontFace out of it) have no Vulkan built-in there: as in DXC, they
+# the other system values D3D allows (SV_RenderTargetArrayIndex / SV_ViewportArrayIndex into and out of
+# the hull stage and into the domain and geometry stages, SV_IsFrontFace out of the geometry stage) have no
+# Vulkan built-in there: as in DXC, they
 # are ordinary values with a Location after the entry wrapper's
 # table intrinsics Vulkan has no operation for (refused at the call by `unsupported`, as DXC does: SPIR-V.rst
 # "Unsupported HLSL Features")
