@@ -66,7 +66,7 @@ def _splat(t: ir.Type, x: ir.Expr) -> ir.Expr:
     if isinstance(t, ir.Vector):
         return ir.Construct(t, [x] * t.size)
     if isinstance(t, ir.Matrix):
-        return ir.Construct(t, [_splat(ir.Vector(t.elem, t.cols), x)] * t.rows)
+        return ir.Construct(t, [_splat(ir.vec(t.elem, t.cols), x)] * t.rows)     # a one-column row is a scalar
     return x
 
 
@@ -227,10 +227,11 @@ def _determinant(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     m = b.once(e.args[0])
     t = _matrix(e.args[0].type)
     s = t.elem
-    row_t = ir.Vector(s, t.cols)
+    row_t = ir.vec(s, t.cols)
 
     def at(r: int, c: int) -> ir.Expr:
-        return ir.Extract(ir.Extract(m(), r, row_t), c, s)
+        row = ir.Extract(m(), r, row_t)
+        return row if t.cols == 1 else ir.Extract(row, c, s)      # a 1x1 matrix's row is its scalar
 
     def det(rows: list[int], cols: list[int]) -> ir.Expr:
         if len(rows) == 1:
