@@ -172,6 +172,9 @@ FLOAT_LIKE = frozenset((
 
 # DXC's float<> parameters: 32-bit float only, so a half (or double) argument converts to float
 FLOAT32_ONLY = frozenset(("f32tof16", "frexp"))
+# DXC's lists ending in NOCAST (uint_only<>): an argument of another kind matches no overload (a literal
+# int is taken), where other lists convert it
+STRICT_KINDS = {n: ("uint",) for n in ("WaveActiveBitAnd", "WaveActiveBitOr", "WaveActiveBitXor")}
 # DXC's uint<> parameters: 32-bit uint only, so a 16- or 64-bit integer argument converts to uint
 UINT32_ONLY = frozenset(("f16tof32",))
 

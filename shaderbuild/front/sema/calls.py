@@ -14,6 +14,7 @@ from ...ir.intrinsics import (
     INTRINSICS,
     SPECIAL,
     STREAM_METHODS,
+    STRICT_KINDS,
     UINT32_ONLY,
     IntrinsicSig,
     is_intrinsic,
@@ -548,7 +549,9 @@ class CallLowering(SemaBase):
         scalar: ir.Scalar | None = None
         for i, (p, v) in enumerate(zip(sig.params, values)):
             if p == "O" and ir.is_numeric(places[i].type):    # DXC: `out $type1` takes part in the template
-                shape_t = self._intrinsic_shape(sig.name, shape_t, places[i].type, args, i, loc)
+                pt = places[i].type
+                pt = ir.Vector(pt, 1) if isinstance(pt, ir.Scalar) and self._one_vector_arg(args[i]) else pt
+                shape_t = self._intrinsic_shape(sig.name, shape_t, pt, args, i, loc)
             if p not in ("T", "V") or v is None:
                 continue
             if not ir.is_numeric(v.type):
@@ -568,7 +571,11 @@ class CallLowering(SemaBase):
             if scalar is None:
                 scalar, scalar_lit = s, lit
             else:
-                scalar, scalar_lit = common_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
+                scalar, scalar_lit = intrinsic_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
+        for place in places.values():     # an out place's kind takes part too (modf(int, out half) is half)
+            ps = ir.scalar_of(place.type)
+            if scalar is not None and ps is not None:
+                scalar, scalar_lit = intrinsic_scalar(scalar, ps, scalar_lit, False), False
         if shape_t is None and not generic:     # no generic parameter: the first allowed kind
             shape_t = scalar = KIND_SCALARS[sig.kinds[0]]
         if shape_t is None:
@@ -577,6 +584,12 @@ class CallLowering(SemaBase):
             scalar = ir.scalar_of(shape_t) or ir.FLOAT
         kinds = sig.kinds
         kind_key = {"float": "f", "int": "i", "uint": "u", "bool": "b"}[scalar.kind]
+        if sig.name in STRICT_KINDS:        # DXC: a list ending in NOCAST refuses any other kind
+            for i, (p, v) in enumerate(zip(sig.params, values)):
+                vs = ir.scalar_of(v.type) if v is not None and p in ("T", "V") else None
+                if vs is not None and vs.kind not in STRICT_KINDS[sig.name] and not (
+                        self.is_literal(v) and vs.kind == "int"):
+                    raise self.intrinsic_mismatch(sig.name, args, i, v.type, with_scalar(v.type, ir.UINT), loc)
         if kind_key not in kinds:
             fallback = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
             if kind_key == "b" and "i" in kinds and "f" not in kinds:
@@ -611,13 +624,20 @@ class CallLowering(SemaBase):
                 self._scalar_arg(sig.name, args, a, v)
                 conv.append(self.convert(v, scalar, a.loc))
             elif p == "u":
+                if sig.name != "NonUniformResourceIndex":      # DXC: `in uint` (its any<> aside)
+                    self._scalar_arg(sig.name, args, a, v)
                 conv.append(self.convert(v, ir.UINT, a.loc))
             elif p == "u4":
                 conv.append(self.convert(v, ir.Vector(ir.UINT, 4), a.loc))
             elif p == "b":
+                self._scalar_arg(sig.name, args, a, v)         # DXC: `in bool cond`
                 conv.append(self.convert(v, ir.BOOL, a.loc))
             elif p == "O":
                 conv.append(places[len(conv)])
+        for i, p in enumerate(sig.params):     # the result goes back to an out place: it may not be longer
+            pt = places[i].type if p == "O" else None
+            if pt is not None and ir.is_numeric(pt) and not isinstance(pt, ir.Scalar) and shape_of(pt)[1:] != shape_of(ut)[1:]:
+                raise self.intrinsic_mismatch(sig.name, args, i, pt, with_scalar(ut, ir.scalar_of(pt) or scalar), loc)
         # out places of another type go through a temporary
         final: list[ir.Expr] = []
         writebacks = []
@@ -731,12 +751,16 @@ class CallLowering(SemaBase):
     def special_mul(self, name, args, loc) -> ir.Expr:
         a, b = self._numeric_args(name, args, 2, loc)
         assert ir.is_numeric(a.type) and ir.is_numeric(b.type)     # _numeric_args checked
-        s = common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
+        s = intrinsic_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
         if s.kind == "bool":
-            s = ir.INT
-        sa, sb = shape_of(a.type), shape_of(b.type)
+            s = ir.FLOAT        # DXC: a kind outside `numeric` takes the list's first
+        # a float1 (our IR's scalar) takes mul's vector overloads, as in DXC
+        sa, sb = (("v", 1) if shape_of(v.type) == ("s",) and self._one_vector_arg(x) else shape_of(v.type)
+                  for v, x in zip((a, b), args))
         a = self.convert(a, with_scalar(a.type, s), loc)
         b = self.convert(b, with_scalar(b.type, s), loc)
+        if sa[0] == "v" and sb[0] == "v" and min(sa[1], sb[1]) == 1:
+            return ir.Binary("mul", self.convert(a, s, loc), self.convert(b, s, loc), s)
         if sa[0] == "s" or sb[0] == "s":
             t = b.type if sa[0] == "s" else a.type
             return ir.Binary("mul", self.convert(a, t, loc), self.convert(b, t, loc), t)
@@ -759,7 +783,9 @@ class CallLowering(SemaBase):
 
     def special_cross(self, name, args, loc) -> ir.Expr:
         vals = self._numeric_args(name, args, 2, loc)
-        t = ir.Vector(ir.FLOAT, 3)
+        a, b = (ir.scalar_of(v.type) for v in vals)
+        assert a is not None and b is not None      # _numeric_args checked
+        t = ir.Vector(ir.HALF if intrinsic_scalar(a, b, *map(self.is_literal, vals)) == ir.HALF else ir.FLOAT, 3)
         for i, v in enumerate(vals):       # float_like<3>: 3 or more components, or a scalar to splat
             self._fixed_vector_arg(name, args, i, v, t, loc)
         return ir.Intrinsic("cross", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
@@ -770,19 +796,29 @@ class CallLowering(SemaBase):
         that size (truncated) or a scalar (splatted); a matrix or a shorter vector matches no overload."""
         if isinstance(v.type, ir.Matrix) or isinstance(v.type, ir.Vector) and v.type.size < want.size:
             raise self.intrinsic_mismatch(name, args, i, v.type, want, loc)
+        if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]):    # a float1: one component
+            raise self.intrinsic_mismatch(name, args, i, ir.Vector(v.type, 1), want, loc)
 
     def special_transpose(self, name, args, loc) -> ir.Expr:
         (m,) = self._numeric_args(name, args, 1, loc)
+        if isinstance(m.type, ir.Scalar) and not self._one_vector_arg(args[0]):     # DXC: a 1x1 matrix
+            return self.convert(m, ir.Matrix(m.type, 1, 1), loc)
         if not isinstance(m.type, ir.Matrix):
             raise error("transpose requires a matrix argument", loc)
         return ir.Intrinsic("transpose", [m], ir.Matrix(m.type.elem, m.type.cols, m.type.rows))
 
     def special_determinant(self, name, args, loc) -> ir.Expr:
+        """DXC's `float_like<r, r>`: a scalar is a 1x1 matrix, a longer side truncates to the shorter;
+        half stays half, any other kind converts to float."""
         (m,) = self._numeric_args(name, args, 1, loc)
-        if not isinstance(m.type, ir.Matrix) or m.type.rows != m.type.cols:
+        s = ir.HALF if ir.scalar_of(m.type) == ir.HALF else ir.FLOAT
+        if isinstance(m.type, ir.Scalar) and not self._one_vector_arg(args[0]):
+            return self.convert(m, s, loc)
+        if not isinstance(m.type, ir.Matrix):
             raise error("determinant requires a square matrix argument", loc)
-        m = self.convert(m, with_scalar(m.type, ir.FLOAT), loc)
-        return ir.Intrinsic("determinant", [m], ir.FLOAT)
+        n = min(m.type.rows, m.type.cols)
+        m = self.convert(m, ir.Matrix(s, n, n), args[0].loc)
+        return ir.Intrinsic("determinant", [m], s)
 
     def _bitcast(self, name, args, loc, to: ir.Scalar) -> ir.Expr:
         (v,) = self._numeric_args(name, args, 1, loc)
@@ -831,10 +867,12 @@ class CallLowering(SemaBase):
         return self.select(c, a, b, loc)
 
     def _scalar_arg(self, name: str, args: list[ast.Expr], a: ast.Expr, v: ir.Expr) -> None:
-        """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate)."""
-        if ir.component_count(v.type) > 1:
+        """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate), nor
+        a float1 (a one-component vector in DXC)."""
+        one = isinstance(v.type, ir.Scalar) and self._one_vector_arg(a)
+        if ir.component_count(v.type) > 1 or one or isinstance(v.type, ir.Matrix):
             raise error(f"no matching intrinsic for call to '{name}': argument {args.index(a) + 1} must be a scalar, "
-                        f"not '{v.type}'", a.loc)
+                        f"not '{ir.Vector(v.type, 1) if one else v.type}'", a.loc)
 
     def special_lit(self, name, args, loc):
         vals = self._numeric_args(name, args, 3, loc)
@@ -1163,6 +1201,17 @@ def _unescape(raw: str) -> str:
     return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
                   lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
                   else _ESCAPES.get(m.group(1), m.group(1)), raw)
+
+
+def intrinsic_scalar(a: ir.Scalar, b: ir.Scalar, a_literal: bool, b_literal: bool) -> ir.Scalar:
+    """The component type two arguments of one intrinsic template share (DXC's CombineBasicTypes): as
+    arithmetic's, except that two integers are unsigned when either is, at the wider width (uint with
+    int64_t is uint64_t) and a bool with a literal int is an int."""
+    if not (a_literal or b_literal) and a.kind in ("int", "uint") and b.kind in ("int", "uint"):
+        return ir.Scalar("uint" if "uint" in (a.kind, b.kind) else "int", max(a.width, b.width))
+    if (a == ir.BOOL and b_literal and b.kind == "int") or (b == ir.BOOL and a_literal and a.kind == "int"):
+        return ir.INT
+    return common_scalar(a, b, a_literal, b_literal)
 
 
 def _add_score(score: list[int], arg: ir.Type, param: ir.Type, direction: str, literal: bool, cost: int) -> None:
