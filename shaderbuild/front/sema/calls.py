@@ -586,7 +586,9 @@ class CallLowering(SemaBase):
         kind_key = {"float": "f", "int": "i", "uint": "u", "bool": "b"}[scalar.kind]
         if sig.name in STRICT_KINDS:        # DXC: a list ending in NOCAST refuses any other kind
             for i, (p, v) in enumerate(zip(sig.params, values)):
-                vs = ir.scalar_of(v.type) if v is not None and p in ("T", "V") else None
+                if v is None or p not in ("T", "V"):
+                    continue
+                vs = ir.scalar_of(v.type)
                 if vs is not None and vs.kind not in STRICT_KINDS[sig.name] and not (
                         self.is_literal(v) and vs.kind == "int"):
                     raise self.intrinsic_mismatch(sig.name, args, i, v.type, with_scalar(v.type, ir.UINT), loc)
@@ -634,10 +636,10 @@ class CallLowering(SemaBase):
                 conv.append(self.convert(v, ir.BOOL, a.loc))
             elif p == "O":
                 conv.append(places[len(conv)])
-        for i, p in enumerate(sig.params):     # the result goes back to an out place: it may not be longer
-            pt = places[i].type if p == "O" else None
-            if pt is not None and ir.is_numeric(pt) and not isinstance(pt, ir.Scalar) and shape_of(pt)[1:] != shape_of(ut)[1:]:
-                raise self.intrinsic_mismatch(sig.name, args, i, pt, with_scalar(ut, ir.scalar_of(pt) or scalar), loc)
+        for i, place in places.items():     # the result goes back to an out place: it may not be longer
+            out_t = place.type
+            if ir.is_numeric(out_t) and not isinstance(out_t, ir.Scalar) and shape_of(out_t)[1:] != shape_of(ut)[1:]:
+                raise self.intrinsic_mismatch(sig.name, args, i, out_t, with_scalar(ut, ir.scalar_of(out_t) or scalar), loc)
         # out places of another type go through a temporary
         final: list[ir.Expr] = []
         writebacks = []
@@ -869,10 +871,10 @@ class CallLowering(SemaBase):
     def _scalar_arg(self, name: str, args: list[ast.Expr], a: ast.Expr, v: ir.Expr) -> None:
         """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate), nor
         a float1 (a one-component vector in DXC)."""
-        one = isinstance(v.type, ir.Scalar) and self._one_vector_arg(a)
+        one = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(a) else None
         if ir.component_count(v.type) > 1 or one or isinstance(v.type, ir.Matrix):
             raise error(f"no matching intrinsic for call to '{name}': argument {args.index(a) + 1} must be a scalar, "
-                        f"not '{ir.Vector(v.type, 1) if one else v.type}'", a.loc)
+                        f"not '{one or v.type}'", a.loc)
 
     def special_lit(self, name, args, loc):
         vals = self._numeric_args(name, args, 3, loc)
