@@ -29,7 +29,7 @@ import itertools
 import random
 
 import pytest
-from lang_util import compile_cs, diagnostics_text
+from lang_util import Case, SlotTable, case, compile_cs, diagnostics_text, f32, table_test
 
 from shaderbuild import ir
 from shaderbuild.compiler import predefined_macros
@@ -466,15 +466,7 @@ def sweep(name: str) -> tuple[list[str], int, list[list[Arg]]]:
 
 
 NAMES = sorted(INTRINSICS)
-# disagreements left (name -> reason): strict xfails
-KNOWN: dict[str, str] = dict.fromkeys(
-    ("countbits", "firstbitlow", "firstbithigh", "reversebits", "f32tof16", "f16tof32"),
-    "DXC's table declares these on any layout (`<>`) and converts a kind outside the list to its first: "
-    "we refuse matrices, and float (countbits) or bool (f16tof32) arguments")
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True))
-                                  if n in KNOWN else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_intrinsic_sweep(name):
     bad, count, _ = sweep(name)
     assert count > 0
@@ -505,3 +497,145 @@ def test_accepted_calls_compile_on_both_targets(group, target):
     src, _ = shader(["float acc = 0;", *body, "In[1] = acc;"])
     res = compile_cs(src, target=target, profile=PROFILE)
     assert res.ok, diagnostics_text(res)
+
+
+# ------------------------------------------------------------------ executed: a sample of mixed-shape calls
+
+VALUES = {"float": (1.5, -2.0, 0.25, 3.0, -0.75, 2.5, 4.0, -1.25, 0.5, 6.0, -3.5, 1.0, 2.0, -0.5, 5.0, 0.75),
+          "int": (3, -2, 5, 1, -4, 7, 2, -6, 9, 4, -1, 8, 6, -3, 11, 10),
+          "uint": (3, 12, 5, 1, 40, 7, 2, 96, 9, 4, 255, 8, 6, 33, 11, 10),
+          "bool": (True, False, True, True, False, True, False, False, True, True, False, True, False, True, True,
+                   False)}
+
+
+def _flat(a: Arg, k: int) -> list:
+    """Argument k's run-time values, row by row."""
+    vals = VALUES[a.elem]
+    return [vals[(k * 5 + i) % 16] for i in range(a.rows * a.cols)]
+
+
+def _hlsl_value(a: Arg, k: int) -> str:
+    """Argument k as HLSL computed at run time from `one` (no argument is a constant)."""
+    if a.elem in (LI, LF):
+        return a.text
+    vals = _flat(a, k)
+    t = decl(a).split()[0]
+    lit = ", ".join(("true" if v else "false") if a.elem == "bool" else str(v) for v in vals)
+    if a.elem == "bool":
+        return f"({t}({lit}) == (bool)one)"
+    return f"({t}({lit}) * ({a.elem})one)"
+
+
+def _convert(v, kind: str):
+    if kind == "bool":
+        return bool(v)
+    if kind in ("int", "uint"):
+        x = int(v)      # float -> int truncates; a negative int seen as uint wraps
+        return x % 2**32 if kind == "uint" else (x + 2**31) % 2**32 - 2**31
+    return float(v)
+
+
+def _grid(a: Arg, k: int, rows: int, cols: int, kind: str) -> list[list]:
+    """Argument k truncated (or splatted) to rows x cols, converted to `kind`."""
+    if a.elem in (LI, LF):
+        vals = [[float(a.text) if a.elem == LF else int(a.text)] * cols for _ in range(rows)]
+    else:
+        flat = _flat(a, k)
+        vals = [[flat[0]] * cols for _ in range(rows)] if a.shape == S else \
+            [[flat[r * a.cols + c] for c in range(cols)] for r in range(rows)]
+    return [[_convert(v, kind) for v in row] for row in vals]
+
+
+def _bits(x: int) -> int:
+    return x % 2**32
+
+
+PER_COMPONENT = {
+    "max": max, "min": min, "clamp": lambda x, lo, hi: min(max(x, lo), hi), "mad": lambda a, b, c: a * b + c,
+    "lerp": lambda a, b, s: a + s * (b - a), "abs": abs, "step": lambda e, x: float(x >= e),
+    "sign": lambda x: (x > 0) - (x < 0), "countbits": lambda x: bin(_bits(x)).count("1"),
+    "reversebits": lambda x: int(f"{_bits(x):032b}"[::-1], 2),
+    "firstbitlow": lambda x: (_bits(x) & -_bits(x)).bit_length() - 1 if _bits(x) else 0xFFFFFFFF,
+    "firstbithigh": lambda x: (x if x >= 0 else ~x).bit_length() - 1 if (x if x >= 0 else ~x) else 0xFFFFFFFF,
+}
+
+
+def expected(name: str, args: list[Arg], r: Result) -> list:
+    """The result's components, row by row, computed here."""
+    kind = {LI: "int", LF: "float"}.get(r.elem, r.elem)
+    if name in PER_COMPONENT:
+        rows, cols = (r.rows, r.cols) if r.shape != S else (1, 1)
+        arg_kind = kind if name not in ("sign", "countbits", "firstbitlow", "firstbithigh", "step") else (
+            model_arg_kind(name, args))
+        grids = [_grid(a, k, rows, cols, arg_kind) for k, a in enumerate(args)]
+        out = [PER_COMPONENT[name](*(g[i][j] for g in grids)) for i in range(rows) for j in range(cols)]
+        return [_convert(v, kind) for v in out]
+    if name == "dot":
+        n = min(a.cols for a in args if a.shape != S) if any(a.shape != S for a in args) else 1
+        g = [_grid(a, k, 1, n, kind)[0] for k, a in enumerate(args)]
+        return [_convert(sum(x * y for x, y in zip(*g)), kind)]
+    if name == "mul":
+        return _mul(args, kind)
+    if name == "transpose":
+        g = _grid(args[0], 0, args[0].rows, args[0].cols, kind)
+        return [g[i][j] for j in range(args[0].cols) for i in range(args[0].rows)]
+    raise KeyError(name)
+
+
+def model_arg_kind(name: str, args: list[Arg]) -> str:
+    """The argument slot's kind (the result's may differ: sign, countbits, step on ints)."""
+    kind = args[0].elem
+    for a in args[1:]:
+        kind = combine(kind, a.elem)
+    comps = {"sign": C_NUMERIC, "step": C_FLOAT_LIKE}.get(name, C_ANY_INT)
+    kind = legal_kind(kind, comps) or kind
+    return {LI: "int", LF: "float"}.get(kind, kind)
+
+
+def _mul(args: list[Arg], kind: str) -> list:
+    a, b = args
+    if a.shape == S or b.shape == S:
+        m = b if a.shape == S else a
+        ga, gb = _grid(a, 0, m.rows, m.cols, kind), _grid(b, 1, m.rows, m.cols, kind)
+        return [ga[i][j] * gb[i][j] for i in range(m.rows) for j in range(m.cols)]
+    ma = [_grid(a, 0, 1, a.cols, kind)[0]] if a.shape == V else _grid(a, 0, a.rows, a.cols, kind)
+    mb = [[x] for x in _grid(b, 1, 1, b.cols, kind)[0]] if b.shape == V else _grid(b, 1, b.rows, b.cols, kind)
+    n = min(len(ma[0]), len(mb))
+    return [_convert(sum(ma[i][k] * mb[k][j] for k in range(n)), kind) for i in range(len(ma)) for j in range(len(mb[0]))]
+
+
+EXEC_NAMES = (*PER_COMPONENT, "dot", "mul", "transpose")
+EXEC_ELEMS = ("bool", "int", "uint", "float", LI, LF)
+
+
+def _mixed(c: list[Arg]) -> bool:
+    return len({(a.shape, a.rows, a.cols) for a in c}) > 1 or len({a.elem for a in c}) > 1
+
+
+def _exec_case(name: str, c: list[Arg], i: int) -> Case:
+    r = model(name, c)
+    assert r is not None
+    comps = ["r"] if r.shape == S else [f"r[{j}]" for j in range(r.cols)] if r.shape == V else \
+        [f"r[{i}][{j}]" for i in range(r.rows) for j in range(r.cols)]
+    comps = [f"(float){x}" for x in comps[:4]] + ["0"] * max(0, 4 - len(comps))
+    code = f"{r.hlsl()} r = {name}({', '.join(_hlsl_value(a, k) for k, a in enumerate(c))}); " \
+           f"R = float4({', '.join(comps)});"
+    want = [float(v) for v in expected(name, c, r)][:4]
+    want += [0.0] * (4 - len(want))
+    return case(f"{name}_{i}", code, tuple(f32(w) for w in want), stmt=True, ulps=4)
+
+
+def _exec_cases() -> list[Case]:
+    rng = random.Random("exec11")
+    cases = []
+    for name in EXEC_NAMES:
+        pool = [c for c in arg_lists(name) if (_mixed(c) or len(c) == 1) and all(a.elem in EXEC_ELEMS for a in c)
+                and model(name, c) is not None and model(name, c).elem not in (LI, LF)]   # type: ignore[union-attr]
+        cases += [_exec_case(name, c, i) for i, c in enumerate(rng.sample(pool, min(6, len(pool))))]
+    assert len(cases) >= 60
+    return cases
+
+
+EXECUTED = SlotTable("intrinsic_sweep11_exec", "float4", _exec_cases(), setup="    float one = In[0];\n",
+                     inputs={"In": ("float", [1.0])})
+test_mixed_shape_calls_execute = table_test(EXECUTED)

@@ -6,12 +6,14 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import (
+    BY_ROWS,
     DERIVATIVE_SM,
     DERIVATIVE_STAGES,
     DERIVATIVES,
     FLOAT32_ONLY,
     FLOAT_LIKE,
     INTRINSICS,
+    OWN_RESULT_TEMPLATE,
     SPECIAL,
     STREAM_METHODS,
     STRICT_KINDS,
@@ -607,9 +609,7 @@ class CallLowering(SemaBase):
             elif kind_key == "f" and sig.name in UINT32_ONLY:
                 scalar = ir.UINT    # DXC: uint<> lists no NOCAST, so a float/half argument converts by value
             else:
-                if kind_key == "f" and ("i" in kinds or "u" in kinds):
-                    raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
-                scalar = fallback[kinds[0]]
+                scalar = fallback[kinds[0]]     # DXC: the list's first (any_int<>: int, of a float argument too)
         if scalar == ir.DOUBLE and sig.name in FLOAT_LIKE:
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
@@ -650,7 +650,12 @@ class CallLowering(SemaBase):
                 final.append(ir.VarRef(tmp))
             else:
                 final.append(x)
+        if sig.name in OWN_RESULT_TEMPLATE and isinstance(ut, ir.Matrix) and ut.rows == 1:
+            ut = ir.vec(ut.elem, ut.cols)        # DXC: the result is a vector (a scalar) of the row
+            final = [ir.Extract(final[0], 0, ut)]
         rt = self.intrinsic_return(sig.ret, ut, scalar)
+        if sig.name in BY_ROWS and isinstance(ut, ir.Matrix) and isinstance(rt, ir.Matrix):
+            return self._by_rows(sig.name, final[0], ut, rt, loc)
         node = ir.Intrinsic(sig.name, final, rt)
         if sig.side_effects or writebacks or any(p == "O" for p in sig.params):
             res: ir.Expr
@@ -665,6 +670,14 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
             return res
         return node
+
+    def _by_rows(self, name: str, m: ir.Expr, t: ir.Matrix, rt: ir.Matrix, loc: SourceLoc) -> ir.Expr:
+        """The intrinsic on each row of a matrix (the backends lower it on scalars and vectors)."""
+        held = self.temp(t)
+        self.emit(ir.Store(ir.VarRef(held), m, loc))
+        row_t, row_rt = ir.vec(t.elem, t.cols), ir.vec(rt.elem, rt.cols)
+        return ir.Construct(rt, [ir.Intrinsic(name, [ir.Extract(self.load(ir.VarRef(held)), i, row_t)], row_rt)
+                                 for i in range(t.rows)])
 
     def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, args: list[ast.Expr], i: int,
                          loc: SourceLoc) -> ir.Type:
@@ -727,8 +740,6 @@ class CallLowering(SemaBase):
             return with_scalar(ut, ir.UINT)
         if pattern == "I":
             return with_scalar(ut, ir.INT)
-        if pattern == "K":                      # the operand's kind at 32 bits
-            return with_scalar(ut, ir.INT if scalar.kind == "int" else ir.UINT)
         if pattern == "F":
             return with_scalar(ut, ir.FLOAT)
         if pattern == "b":
