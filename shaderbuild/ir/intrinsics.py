@@ -139,7 +139,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveMultiPrefixBitAnd WaveMultiPrefixBitOr WaveMultiPrefixBitXor", "T u4", "T", "iu", min_sm=(6, 5),
            side_effects=True),
     *_sigs("WaveMultiPrefixCountBits", "b u4", "u", "b", min_sm=(6, 5), side_effects=True),
-    *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+    *_sigs("NonUniformResourceIndex", "T", "T", "fiub"),     # DXC: `$type1 (any<>)`, the value itself
     # the `out uint status` of a texture read (WITH_STATUS): true when every texel read was resident
     *_sigs("CheckAccessFullyMapped", "u", "b", "u"),
     # DXR system values and ray-tracing calls (TraceRay, ReportHit and CallShader take a payload,

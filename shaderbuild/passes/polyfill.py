@@ -318,11 +318,12 @@ def _lit(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 
 @_polyfill("dst")
 def _dst(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
-    """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""
+    """dst(a, b) = (1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline), of the
+    arguments' kind."""
     x, y = (b.once(a) for a in e.args)
-    f = ir.FLOAT
+    f = _scalar(e.type)
     c = lambda v, i: ir.Extract(v(), i, f)  # noqa: E731
-    return ir.Construct(e.type, [ir.Const(f, 1.0), _bin("mul", c(x, 1), c(y, 1)), c(x, 2), c(y, 3)])
+    return ir.Construct(e.type, [_const(f, 1), _bin("mul", c(x, 1), c(y, 1)), c(x, 2), c(y, 3)])
 
 
 @_polyfill("D3DCOLORtoUBYTE4")

@@ -626,10 +626,10 @@ class CallLowering(SemaBase):
                 self._scalar_arg(sig.name, args, a, v)
                 conv.append(self.convert(v, scalar, a.loc))
             elif p == "u":
-                if sig.name != "NonUniformResourceIndex":      # DXC: `in uint` (its any<> aside)
-                    self._scalar_arg(sig.name, args, a, v)
+                self._scalar_arg(sig.name, args, a, v)         # DXC: `in uint`
                 conv.append(self.convert(v, ir.UINT, a.loc))
             elif p == "u4":
+                self._fixed_vector_arg(sig.name, args, args.index(a), v, ir.Vector(ir.UINT, 4), loc)   # uint<4>
                 conv.append(self.convert(v, ir.Vector(ir.UINT, 4), a.loc))
             elif p == "b":
                 self._scalar_arg(sig.name, args, a, v)         # DXC: `in bool cond`
@@ -655,7 +655,7 @@ class CallLowering(SemaBase):
             final = [ir.Extract(final[0], 0, ut)]
         rt = self.intrinsic_return(sig.ret, ut, scalar)
         if sig.name in BY_ROWS and isinstance(ut, ir.Matrix) and isinstance(rt, ir.Matrix):
-            return self._by_rows(sig.name, final[0], ut, rt, loc)
+            return self._by_rows(sig.name, final, ut, rt, loc)
         node = ir.Intrinsic(sig.name, final, rt)
         if sig.side_effects or writebacks or any(p == "O" for p in sig.params):
             res: ir.Expr
@@ -671,13 +671,15 @@ class CallLowering(SemaBase):
             return res
         return node
 
-    def _by_rows(self, name: str, m: ir.Expr, t: ir.Matrix, rt: ir.Matrix, loc: SourceLoc) -> ir.Expr:
-        """The intrinsic on each row of a matrix (the backends lower it on scalars and vectors)."""
-        held = self.temp(t)
-        self.emit(ir.Store(ir.VarRef(held), m, loc))
+    def _by_rows(self, name: str, ms: list[ir.Expr], t: ir.Matrix, rt: ir.Matrix, loc: SourceLoc) -> ir.Expr:
+        """The intrinsic on each row of its matrix arguments (the backends lower it on scalars and vectors)."""
+        held = []
+        for m in ms:
+            held.append(self.temp(t))
+            self.emit(ir.Store(ir.VarRef(held[-1]), m, loc))
         row_t, row_rt = ir.vec(t.elem, t.cols), ir.vec(rt.elem, rt.cols)
-        return ir.Construct(rt, [ir.Intrinsic(name, [ir.Extract(self.load(ir.VarRef(held)), i, row_t)], row_rt)
-                                 for i in range(t.rows)])
+        return ir.Construct(rt, [ir.Intrinsic(name, [ir.Extract(self.load(ir.VarRef(h)), i, row_t) for h in held],
+                                              row_rt) for i in range(t.rows)])
 
     def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, args: list[ast.Expr], i: int,
                          loc: SourceLoc) -> ir.Type:
@@ -871,9 +873,20 @@ class CallLowering(SemaBase):
     special_asfloat16 = special_asint16 = special_asuint16 = special_as16
 
     def special_asdouble(self, name, args, loc):
+        """DXC's `double<> asdouble(uint<> lo, uint<> hi)`: both share one template (truncating to the
+        shorter), each converts to uint; a vector gives a double vector."""
         lo, hi = self._numeric_args(name, args, 2, loc)
-        lo, hi = self.convert(lo, ir.UINT, loc), self.convert(hi, ir.UINT, loc)
-        return ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE)
+        shape: ir.Type | None = None
+        for i, v in enumerate((lo, hi)):
+            t = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]) else v.type
+            shape = self._intrinsic_shape(name, shape, t, args, i, loc)
+        assert shape is not None
+        ut = with_scalar(shape, ir.UINT)
+        ut = ut.elem if isinstance(ut, ir.Vector) and ut.size == 1 else ut
+        lo, hi = self.convert(lo, ut, args[0].loc), self.convert(hi, ut, args[1].loc)
+        if isinstance(ut, ir.Matrix):
+            return self._by_rows(name, [lo, hi], ut, ir.Matrix(ir.DOUBLE, ut.rows, ut.cols), loc)
+        return ir.Intrinsic("asdouble", [lo, hi], with_scalar(ut, ir.DOUBLE))
 
     def special_select(self, name, args, loc):
         c, a, b = self._numeric_args(name, args, 3, loc)
@@ -891,8 +904,21 @@ class CallLowering(SemaBase):
         vals = self._numeric_args(name, args, 3, loc)
         for v, a in zip(vals, args):        # float4 lit(float n_dot_l, float n_dot_h, float m)
             self._scalar_arg(name, args, a, v)
-        vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
-        return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
+        s = ir.HALF if self._combined_scalar(vals) == ir.HALF else ir.FLOAT      # float_like: half stays half
+        vals = [self.convert(v, s, loc) for v in vals]
+        return ir.Intrinsic("lit", vals, ir.Vector(s, 4))
+
+    def _combined_scalar(self, vals: list[ir.Expr]) -> ir.Scalar:
+        """The component type the arguments of one template share (intrinsic_scalar, left to right)."""
+        s: ir.Scalar | None = None
+        lit = False
+        for v in vals:
+            vs = ir.scalar_of(v.type)
+            assert vs is not None       # numeric: checked by the caller
+            s, lit = (vs, self.is_literal(v)) if s is None else (intrinsic_scalar(s, vs, lit, self.is_literal(v)),
+                                                                 lit and self.is_literal(v))
+        assert s is not None
+        return s
 
     def special_EvaluateAttributeSnapped(self, name, args, loc):  # noqa: N802 - the HLSL spelling
         """EvaluateAttributeSnapped(attribute, int2 offset): the offset in 1/16 pixels (from -8 to 7)."""
@@ -940,9 +966,11 @@ class CallLowering(SemaBase):
         return _VoidValue(loc)
 
     def special_dst(self, name, args, loc):
-        """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
-        f4 = ir.Vector(ir.FLOAT, 4)
+        """DXC's `$type1 dst(numeric<4> a, $type1 b)`: the two kinds combine (a bool pair is float);
+        expanded by passes/polyfill.py."""
         vals = self._numeric_args(name, args, 2, loc)
+        s = self._combined_scalar(vals)
+        f4 = ir.Vector(ir.FLOAT if s == ir.BOOL else s, 4)
         for i, v in enumerate(vals):       # DXC: dst(numeric<4>, ...): a vector, not a matrix
             self._fixed_vector_arg(name, args, i, v, f4, loc)
         vals = [self.convert(v, f4, x.loc) for v, x in zip(vals, args)]
