@@ -479,10 +479,8 @@ def sweep(name: str) -> tuple[list[str], int, list[list[Arg]]]:
 
 
 NAMES = sorted(INTRINSICS)
-# disagreements left (strict xfails)
-KNOWN = {"select": "select follows the conditional operator's shape rules here (the condition takes the values' "
-                   "shape); DXC matches it as a table intrinsic: the condition shares the true value's template, "
-                   "the false value has its own, and all three truncate to the shortest"}
+# disagreements left (strict xfails, name -> reason)
+KNOWN: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n], strict=True))
@@ -579,6 +577,7 @@ PER_COMPONENT = {
     "reversebits": lambda x: int(f"{_bits(x):032b}"[::-1], 2),
     "firstbitlow": lambda x: (_bits(x) & -_bits(x)).bit_length() - 1 if _bits(x) else 0xFFFFFFFF,
     "firstbithigh": lambda x: (x if x >= 0 else ~x).bit_length() - 1 if (x if x >= 0 else ~x) else 0xFFFFFFFF,
+    "select": lambda c, a, b: a if c else b,
 }
 
 
@@ -589,7 +588,8 @@ def expected(name: str, args: list[Arg], r: Result) -> list:
         rows, cols = (r.rows, r.cols) if r.shape != S else (1, 1)
         arg_kind = kind if name not in ("sign", "countbits", "firstbitlow", "firstbithigh", "step") else (
             model_arg_kind(name, args))
-        grids = [_grid(a, k, rows, cols, arg_kind) for k, a in enumerate(args)]
+        grids = [_grid(a, k, rows, cols, "bool" if name == "select" and k == 0 else arg_kind)
+                 for k, a in enumerate(args)]
         out = [PER_COMPONENT[name](*(g[i][j] for g in grids)) for i in range(rows) for j in range(cols)]
         return [_convert(v, kind) for v in out]
     if name == "dot":

@@ -889,8 +889,48 @@ class CallLowering(SemaBase):
         return ir.Intrinsic("asdouble", [lo, hi], with_scalar(ut, ir.DOUBLE))
 
     def special_select(self, name, args, loc):
-        c, a, b = self._numeric_args(name, args, 3, loc)
-        return self.select(c, a, b, loc)
+        """DXC's `$type2 select(bool<> cond, $match<1, 2> any<> t, $type2 f)`: the condition and the true value
+        share one template (a vector and a matrix never meet there), the false value has its own and decides
+        the result's kind; the rows and columns are the least over the three (truncation); the values' kinds
+        combine, the condition converts to bool."""
+        vals = self._numeric_args(name, args, 3, loc)
+        kinds: dict[int, str] = {}
+        rows = cols = 5
+        for i, (slot, v, a) in enumerate(zip((1, 1, 2), vals, args)):
+            one = isinstance(v.type, ir.Scalar) and self._one_vector_arg(a)
+            kind, (r, c) = ("v", (1, 1)) if one else {"s": ("s", (5, 5)), "v": ("v", (1, shape_of(v.type)[-1])),
+                                                      "m": ("m", shape_of(v.type)[1:])}[shape_of(v.type)[0]]
+            have = kinds.get(slot)
+            if have not in (None, "s") and kind not in ("s", have):
+                want = ir.Vector(ir.scalar_of(v.type), min(cols, c)) if have == "v" else \
+                    ir.Matrix(ir.scalar_of(v.type), 1, min(cols, c))
+                raise self.intrinsic_mismatch(name, args, i, ir.Vector(v.type, 1) if one else v.type, want, loc)
+            if have in (None, "s"):
+                kinds[slot] = kind
+            rows, cols = min(rows, r), min(cols, c)
+        rows, cols = (1 if rows == 5 else rows), (1 if cols == 5 else cols)
+
+        def shaped(kind: str, elem: ir.Scalar) -> ir.Type:       # DXC's NewSimpleAggregateType
+            if kind == "m":
+                return ir.Matrix(elem, rows, cols)
+            return ir.vec(elem, cols) if kind == "v" or rows == 1 else ir.Matrix(elem, rows, cols)
+
+        c, a, b = vals
+        sa, sb = ir.scalar_of(a.type), ir.scalar_of(b.type)
+        assert sa is not None and sb is not None     # _numeric_args checked
+        s = intrinsic_scalar(sa, sb, self.is_literal(a), self.is_literal(b))
+        rt = shaped(kinds[2], s)
+        c = self.convert(self.convert(c, shaped(kinds[1], ir.BOOL), args[0].loc), with_scalar(rt, ir.BOOL), loc)
+        a = self.convert(self.convert(a, shaped(kinds[1], s), args[1].loc), rt, loc)
+        b = self.convert(b, rt, args[2].loc)
+        if isinstance(rt, ir.Matrix):       # a Select on a matrix takes one condition: row by row
+            held = [self.temp(x.type) for x in (c, a, b)]
+            for h, x in zip(held, (c, a, b)):
+                self.emit(ir.Store(ir.VarRef(h), x, loc))
+            rows_of = [[ir.Extract(self.load(ir.VarRef(h)), i, ir.vec(ir.scalar_of(h.type), rt.cols))
+                        for i in range(rt.rows)] for h in held]
+            return ir.Construct(rt, [self.select(rc, ra, rb, loc) for rc, ra, rb in zip(*rows_of)])
+        return self.select(c, a, b, loc, rt)
 
     def _scalar_arg(self, name: str, args: list[ast.Expr], a: ast.Expr, v: ir.Expr) -> None:
         """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate), nor
