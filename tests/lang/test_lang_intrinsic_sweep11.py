@@ -256,35 +256,41 @@ class Result:
 
 def model(name: str, args: list[Arg]) -> Result | None:
     """DXC's MatchArguments for the one overload of `name`: the result, or None where it refuses."""
+    return match(name, args)[0]
+
+
+def match(name: str, args: list[Arg]) -> tuple[Result | None, int]:
+    """The result or None, and where DXC refuses the argument it blames (badArgIdx: the least index
+    flagged, 1 the first argument; a template slot found illegal after the arguments blames its index)."""
     if name == "mul":
-        return model_mul(args)
+        return model_mul(args), 0
     ret, params = INTRINSICS[name]
     if len(args) != len(params):
-        return None
+        return None, 0
     template: dict[int, str] = {}
     comp: dict[int, str] = {}
     special: dict[str, int] = {}
-    ok = True
-    for p, a in zip(params, args):
+    bad = []
+    for n, (p, a) in enumerate(zip(params, args), 1):
         elem = a.elem
         if p.out and elem in (LI, LF):
-            ok = False
+            bad.append(n)
         if any(c == NOCAST for c in p.comps) and not in_list(elem, p.comps):
-            ok = False
+            bad.append(n)
         if elem in (LI, LF) and p.cid != ret.cid:
             elem = concrete_literal(elem, p.comps)
         have = template.get(p.tid)
         if have is None or (have == S and a.shape in (V, M)):
             template[p.tid] = a.shape
         elif a.shape != S and a.shape != have:
-            ok = False
+            bad.append(n)
         comp[p.cid] = elem if p.cid not in comp else combine(comp[p.cid], elem)
         if a.shape != S:
             for size, want in zip((a.rows, a.cols), bounds(p.layout)):
                 if isinstance(want, str):
                     special[want] = min(special.get(want, size), size)
                 elif size < want:
-                    ok = False
+                    bad.append(n)
     if ret.layout != "void" and ret.tid not in template:
         template[ret.tid] = legal_shapes(ret.layout)[0]
         comp.setdefault(ret.cid, ret.comps[0])
@@ -296,31 +302,31 @@ def model(name: str, args: list[Arg]) -> Result | None:
             if template[i] == S and legal[0] in (V, M):
                 template[i] = legal[0]
             elif template[i] not in legal:
-                ok = False
+                bad.append(i)
         else:
             template[i] = legal[0]
         if i in comp:
             kind = legal_kind(comp[i], p.comps)
             if kind is None:
-                ok = False
+                bad.append(i)
             else:
                 comp[i] = kind
         else:
             comp[i] = p.comps[0]
-    if not ok:
-        return None
-    for p, a in zip(params, args):      # an out argument takes the template back: it may not be longer
+    if bad:
+        return None, min(bad)
+    for n, (p, a) in enumerate(zip(params, args), 1):      # an out argument takes the template back: not longer
         if p.out and a.shape != S and (a.rows, a.cols) != (special.get("r", 1), special.get("c", 1)):
-            return None
+            return None, n
     if ret.layout == "void":
-        return Result("void", S, 1, 1)
+        return Result("void", S, 1, 1), 0
     rows, cols = (special.get(b, 1) if isinstance(b, str) else b for b in bounds(ret.layout))
     shape = template[ret.tid]
     if rows > 1 or cols > 1 or shape in (V, M):
         shape = V if (rows == 1 and shape != M) or shape == V else M
     else:
         shape = S
-    return Result(comp[ret.cid], shape, rows, cols)
+    return Result(comp[ret.cid], shape, rows, cols), 0
 
 
 def model_mul(args: list[Arg]) -> Result | None:
@@ -451,8 +457,12 @@ def sweep(name: str) -> tuple[list[str], int, list[list[Arg]]]:
         elif want is not None and got:
             bad.append(f"{text} refused ({got[0].message}), DXC gives {want.hlsl()}")
         elif got:
-            if len(got) != 1:
-                bad.append(f"{text} refused with {[(e.loc.col, e.message) for e in got]}: want one error")
+            # one error, at the call or an argument of it (its note too).  (Which argument: DXC's badArgIdx
+            # blames a template slot's first argument where the slot's kind is illegal, `dot(float, float2x2)`
+            # the float; we blame the argument that makes it so.)
+            spots = [(d.loc.line, d.loc.col) for e in got for d in (e, *e.notes) if d.loc is not None]
+            if len(got) != 1 or any(line != first + i or not 5 <= col <= 4 + len(text) for line, col in spots):
+                bad.append(f"{text} refused with {[(e.loc.col, e.message) for e in got]}: want one error in the call")
         else:
             accepted.append((c, text, want))
     src, first = shader([t for _, t, _ in accepted])

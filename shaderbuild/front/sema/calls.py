@@ -976,8 +976,10 @@ class CallLowering(SemaBase):
         vals = self._numeric_args(name, args, 3, loc)
         shape = next((v.type for v in vals if not isinstance(v.type, ir.Scalar)), ir.DOUBLE)
         t = with_scalar(shape, ir.DOUBLE)
-        if any(ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v) for v in vals):
-            raise error("fma requires double arguments", loc)
+        for i, v in enumerate(vals):        # DXC's double_only<> (NOCAST): the first other argument is named
+            if ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v):
+                raise error("fma requires double arguments", loc, [Diagnostic(
+                    "note", f"argument {i + 1} has type '{v.type}'", args[i].loc)])
         return ir.Intrinsic("fma", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
 
     def special_printf(self, name, args, loc) -> ir.Expr:
