@@ -211,6 +211,38 @@ def test_refused_overload_calls(name, params, args, want):
         assert e.message.startswith("no matching function for call to 'pick'") and (e.loc.line, e.loc.col) == (line, 13)
 
 
+# out parameters: the copy back scores too (DXC adds ScoreCast(argument, parameter))
+OUT_CASES = [
+    ("out_int_exact", [["int"], ["float"]], ["int"], 0),
+    ("out_uint_to_int_beats_float", [["int"], ["float"]], ["uint"], 0),
+    ("out_float_to_double_both_ways", [["double"], ["int"]], ["float"], 0),
+    ("out_int_to_float_or_double", [["float"], ["double"]], ["int"], "ambiguous"),
+]
+
+
+@pytest.mark.parametrize("name, params, args, want", OUT_CASES, ids=[c[0] for c in OUT_CASES])
+def test_model_out_choice(name, params, args, want):
+    assert choose([[_t(p) for p in ps] for ps in params], [_t(a) for a in args], outs=(0,)) == want
+
+
+def _out_prelude(name: str, params: list[list[str]]) -> str:
+    return "".join(f"int {name}(out {ps[0]} p0) {{ p0 = 0; return {i + 1}; }}\n" for i, ps in enumerate(params))
+
+
+OUT_CHOSEN = SlotTable("overloads11_out", "int", [
+    case(name, f"o_{name}({ARGS[args[0]]})", want + 1, prelude=_out_prelude(f"o_{name}", params))
+    for name, params, args, want in OUT_CASES if isinstance(want, int)], setup=SETUP, inputs={"In": ("float", [1.0])})
+test_out_overload_choice = table_test(OUT_CHOSEN)
+
+
+def test_out_overload_ambiguity():
+    src = ("RWStructuredBuffer<float> In : register(u0);\n" + _out_prelude("pick", [["float"], ["double"]]) +
+           "[numthreads(1, 1, 1)]\nvoid main() {\n" + SETUP + "    In[1] = pick(i);\n}\n")
+    res = compile_cs(src)
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert not res.ok and [(e.message, e.loc.col) for e in errors] == [("call to 'pick' is ambiguous", 13)]
+
+
 # ------------------------------------------------------------------ user functions named as intrinsics
 
 NAMED = SlotTable("overloads11_intrinsic_names", "float", [
