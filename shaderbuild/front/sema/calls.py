@@ -884,9 +884,30 @@ class CallLowering(SemaBase):
         ut = with_scalar(shape, ir.UINT)
         ut = ut.elem if isinstance(ut, ir.Vector) and ut.size == 1 else ut
         lo, hi = self.convert(lo, ut, args[0].loc), self.convert(hi, ut, args[1].loc)
-        if isinstance(ut, ir.Matrix):
-            return self._by_rows(name, [lo, hi], ut, ir.Matrix(ir.DOUBLE, ut.rows, ut.cols), loc)
-        return ir.Intrinsic("asdouble", [lo, hi], with_scalar(ut, ir.DOUBLE))
+        if isinstance(ut, ir.Scalar):
+            return ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE)
+        held = []           # the backends take scalars: component by component
+        for v in (lo, hi):
+            held.append(self.temp(ut))
+            self.emit(ir.Store(ir.VarRef(held[-1]), v, loc))
+
+        def at(h: ir.Variable, i: int, j: int) -> ir.Expr:       # component i of a vector, (i, j) of a matrix
+            x = self.load(ir.VarRef(h))
+            if isinstance(ut, ir.Vector):
+                return ir.Extract(x, i, ir.UINT)
+            assert isinstance(ut, ir.Matrix)
+            x = ir.Extract(x, i, ir.vec(ir.UINT, ut.cols))
+            return x if ut.cols == 1 else ir.Extract(x, j, ir.UINT)
+
+        def one(i: int, j: int = 0) -> ir.Expr:
+            return ir.Intrinsic("asdouble", [at(h, i, j) for h in held], ir.DOUBLE)
+
+        rt = with_scalar(ut, ir.DOUBLE)
+        if isinstance(ut, ir.Vector):
+            return ir.Construct(rt, [one(j) for j in range(ut.size)])
+        assert isinstance(ut, ir.Matrix)
+        rows = [[one(i, j) for j in range(ut.cols)] for i in range(ut.rows)]
+        return ir.Construct(rt, [r[0] if ut.cols == 1 else ir.Construct(ir.Vector(ir.DOUBLE, ut.cols), r) for r in rows])
 
     def special_select(self, name, args, loc):
         """DXC's `$type2 select(bool<> cond, $match<1, 2> any<> t, $type2 f)`: the condition and the true value
@@ -944,9 +965,10 @@ class CallLowering(SemaBase):
         vals = self._numeric_args(name, args, 3, loc)
         for v, a in zip(vals, args):        # float4 lit(float n_dot_l, float n_dot_h, float m)
             self._scalar_arg(name, args, a, v)
-        s = ir.HALF if self._combined_scalar(vals) == ir.HALF else ir.FLOAT      # float_like: half stays half
-        vals = [self.convert(v, s, loc) for v in vals]
-        return ir.Intrinsic("lit", vals, ir.Vector(s, 4))
+        half = self._combined_scalar(vals) == ir.HALF       # float_like: DXC's result is a half4 of halves
+        vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
+        res = ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
+        return self.convert(res, ir.Vector(ir.HALF, 4), loc) if half else res
 
     def _combined_scalar(self, vals: list[ir.Expr]) -> ir.Scalar:
         """The component type the arguments of one template share (intrinsic_scalar, left to right)."""
