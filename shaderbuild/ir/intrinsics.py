@@ -15,8 +15,7 @@ Patterns (see sema/calls.py for resolution):
   u4 uint4 (a lane mask)
   b  bool scalar (condition)
 Return patterns: T/V, S, B (bool, same shape), b (bool scalar), U (uint, same
-shape), I (int, same shape), K (the operand's kind at
-32 bits, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void);
+shape), I (int, same shape), F (float, same shape), u (uint scalar), u4 (uint4), v (void);
 fixed types of the ray-tracing system values: u3 (uint3), f1 (float), f2 (float2), f3 (float3), f3x4, f4x3.
 Kinds: f float (any width), i int, u uint, b bool.
 Names with special typing rules (mul, cross, asuint, Interlocked*, ...) are
@@ -91,12 +90,13 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("faceforward", "V V V", "V"),
     *_sigs("all any", "T", "b", "b"),
     *_sigs("isnan isinf isfinite", "T", "B"),
-    # DXC declares these on scalars and vectors only (<c> shapes): a matrix argument is refused
-    *_sigs("countbits firstbitlow", "V", "U", "u"),
-    *_sigs("reversebits", "V", "V", "u"),
-    *_sigs("firstbithigh", "V", "K", "iu"),    # a bit index: 32-bit even for 64-bit operands (DXIL: i32)
-    *_sigs("f32tof16", "V", "U", "f"),
-    *_sigs("f16tof32", "V", "F", "u"),
+    # DXC declares these on any layout (`any_int<>`, `float<>`, `uint<>`): matrices too; a float argument of
+    # the any_int<> ones converts to int (the list's first)
+    *_sigs("countbits firstbitlow", "T", "U", "iu"),
+    *_sigs("reversebits", "T", "T", "iu"),
+    *_sigs("firstbithigh", "T", "U", "iu"),    # a bit index (uint<>): 32-bit even for 64-bit operands (DXIL: i32)
+    *_sigs("f32tof16", "T", "U", "f"),
+    *_sigs("f16tof32", "T", "F", "u"),
     *_sigs("modf frexp", "T O", "T"),
     *_sigs("sincos", "T O O", "v"),
     *_sigs("and or", "T T", "B", "b"),
@@ -139,7 +139,7 @@ _TABLE: list[IntrinsicSig] = [
     *_sigs("WaveMultiPrefixBitAnd WaveMultiPrefixBitOr WaveMultiPrefixBitXor", "T u4", "T", "iu", min_sm=(6, 5),
            side_effects=True),
     *_sigs("WaveMultiPrefixCountBits", "b u4", "u", "b", min_sm=(6, 5), side_effects=True),
-    *_sigs("NonUniformResourceIndex", "u", "u", "u"),
+    *_sigs("NonUniformResourceIndex", "T", "T", "fiub"),     # DXC: `$type1 (any<>)`, the value itself
     # the `out uint status` of a texture read (WITH_STATUS): true when every texel read was resident
     *_sigs("CheckAccessFullyMapped", "u", "b", "u"),
     # DXR system values and ray-tracing calls (TraceRay, ReportHit and CallShader take a payload,
@@ -172,6 +172,15 @@ FLOAT_LIKE = frozenset((
 
 # DXC's float<> parameters: 32-bit float only, so a half (or double) argument converts to float
 FLOAT32_ONLY = frozenset(("f32tof16", "frexp"))
+# DXC's lists ending in NOCAST (uint_only<>): an argument of another kind matches no overload (a literal
+# int is taken), where other lists convert it
+STRICT_KINDS = {n: ("uint",) for n in ("WaveActiveBitAnd", "WaveActiveBitOr", "WaveActiveBitXor")}
+# the integer-bit and half-packing intrinsics sema applies row by row to a matrix argument (DXC's table takes
+# matrices for them; the backends lower them on scalars and vectors)
+BY_ROWS = frozenset(("countbits", "firstbitlow", "firstbithigh", "reversebits", "f32tof16", "f16tof32"))
+# DXC types these results by a template of their own (`uint<> f32tof16(float<>)`), a scalar one whose sizes
+# come from the argument: a one-row matrix argument gives a vector (float1x3 -> uint3, float1x1 -> uint)
+OWN_RESULT_TEMPLATE = frozenset(("f32tof16", "f16tof32"))
 # DXC's uint<> parameters: 32-bit uint only, so a 16- or 64-bit integer argument converts to uint
 UINT32_ONLY = frozenset(("f16tof32",))
 

@@ -66,7 +66,7 @@ def _splat(t: ir.Type, x: ir.Expr) -> ir.Expr:
     if isinstance(t, ir.Vector):
         return ir.Construct(t, [x] * t.size)
     if isinstance(t, ir.Matrix):
-        return ir.Construct(t, [_splat(ir.Vector(t.elem, t.cols), x)] * t.rows)
+        return ir.Construct(t, [_splat(ir.vec(t.elem, t.cols), x)] * t.rows)     # a one-column row is a scalar
     return x
 
 
@@ -227,10 +227,11 @@ def _determinant(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
     m = b.once(e.args[0])
     t = _matrix(e.args[0].type)
     s = t.elem
-    row_t = ir.Vector(s, t.cols)
+    row_t = ir.vec(s, t.cols)
 
     def at(r: int, c: int) -> ir.Expr:
-        return ir.Extract(ir.Extract(m(), r, row_t), c, s)
+        row = ir.Extract(m(), r, row_t)
+        return row if t.cols == 1 else ir.Extract(row, c, s)      # a 1x1 matrix's row is its scalar
 
     def det(rows: list[int], cols: list[int]) -> ir.Expr:
         if len(rows) == 1:
@@ -317,11 +318,12 @@ def _lit(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 
 @_polyfill("dst")
 def _dst(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
-    """dst(a, b) = float4(1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline)."""
+    """dst(a, b) = (1, a.y * b.y, a.z, b.w) (the distance vector of the fixed-function pipeline), of the
+    arguments' kind."""
     x, y = (b.once(a) for a in e.args)
-    f = ir.FLOAT
+    f = _scalar(e.type)
     c = lambda v, i: ir.Extract(v(), i, f)  # noqa: E731
-    return ir.Construct(e.type, [ir.Const(f, 1.0), _bin("mul", c(x, 1), c(y, 1)), c(x, 2), c(y, 3)])
+    return ir.Construct(e.type, [_const(f, 1), _bin("mul", c(x, 1), c(y, 1)), c(x, 2), c(y, 3)])
 
 
 @_polyfill("D3DCOLORtoUBYTE4")

@@ -6,14 +6,17 @@ from __future__ import annotations
 from ... import ir
 from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
 from ...ir.intrinsics import (
+    BY_ROWS,
     DERIVATIVE_SM,
     DERIVATIVE_STAGES,
     DERIVATIVES,
     FLOAT32_ONLY,
     FLOAT_LIKE,
     INTRINSICS,
+    OWN_RESULT_TEMPLATE,
     SPECIAL,
     STREAM_METHODS,
+    STRICT_KINDS,
     UINT32_ONLY,
     IntrinsicSig,
     is_intrinsic,
@@ -553,7 +556,9 @@ class CallLowering(SemaBase):
         scalar: ir.Scalar | None = None
         for i, (p, v) in enumerate(zip(sig.params, values)):
             if p == "O" and ir.is_numeric(places[i].type):    # DXC: `out $type1` takes part in the template
-                shape_t = self._intrinsic_shape(sig.name, shape_t, places[i].type, args, i, loc)
+                pt = places[i].type
+                pt = ir.Vector(pt, 1) if isinstance(pt, ir.Scalar) and self._one_vector_arg(args[i]) else pt
+                shape_t = self._intrinsic_shape(sig.name, shape_t, pt, args, i, loc)
             if p not in ("T", "V") or v is None:
                 continue
             if not ir.is_numeric(v.type):
@@ -573,7 +578,11 @@ class CallLowering(SemaBase):
             if scalar is None:
                 scalar, scalar_lit = s, lit
             else:
-                scalar, scalar_lit = common_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
+                scalar, scalar_lit = intrinsic_scalar(scalar, s, scalar_lit, lit), scalar_lit and lit
+        for place in places.values():     # an out place's kind takes part too (modf(int, out half) is half)
+            ps = ir.scalar_of(place.type)
+            if scalar is not None and ps is not None:
+                scalar, scalar_lit = intrinsic_scalar(scalar, ps, scalar_lit, False), False
         if shape_t is None and not generic:     # no generic parameter: the first allowed kind
             shape_t = scalar = KIND_SCALARS[sig.kinds[0]]
         if shape_t is None:
@@ -582,6 +591,14 @@ class CallLowering(SemaBase):
             scalar = ir.scalar_of(shape_t) or ir.FLOAT
         kinds = sig.kinds
         kind_key = {"float": "f", "int": "i", "uint": "u", "bool": "b"}[scalar.kind]
+        if sig.name in STRICT_KINDS:        # DXC: a list ending in NOCAST refuses any other kind
+            for i, (p, v) in enumerate(zip(sig.params, values)):
+                if v is None or p not in ("T", "V"):
+                    continue
+                vs = ir.scalar_of(v.type)
+                if vs is not None and vs.kind not in STRICT_KINDS[sig.name] and not (
+                        self.is_literal(v) and vs.kind == "int"):
+                    raise self.intrinsic_mismatch(sig.name, args, i, v.type, with_scalar(v.type, ir.UINT), loc)
         if kind_key not in kinds:
             fallback = {"f": ir.FLOAT, "i": ir.INT, "u": ir.UINT, "b": ir.BOOL}
             if kind_key == "b" and "i" in kinds and "f" not in kinds:
@@ -597,9 +614,7 @@ class CallLowering(SemaBase):
             elif kind_key == "f" and sig.name in UINT32_ONLY:
                 scalar = ir.UINT    # DXC: uint<> lists no NOCAST, so a float/half argument converts by value
             else:
-                if kind_key == "f" and ("i" in kinds or "u" in kinds):
-                    raise error(f"intrinsic '{sig.name}' requires integer arguments, not '{shape_t}'", loc)
-                scalar = fallback[kinds[0]]
+                scalar = fallback[kinds[0]]     # DXC: the list's first (any_int<>: int, of a float argument too)
         if scalar == ir.DOUBLE and sig.name in FLOAT_LIKE:
             scalar = ir.FLOAT       # DXC: float_like<> has no double; the argument converts (with a warning)
         if scalar.kind == "float" and scalar.width != 32 and sig.name in FLOAT32_ONLY:
@@ -616,13 +631,20 @@ class CallLowering(SemaBase):
                 self._scalar_arg(sig.name, args, a, v)
                 conv.append(self.convert(v, scalar, a.loc))
             elif p == "u":
+                self._scalar_arg(sig.name, args, a, v)         # DXC: `in uint`
                 conv.append(self.convert(v, ir.UINT, a.loc))
             elif p == "u4":
+                self._fixed_vector_arg(sig.name, args, args.index(a), v, ir.Vector(ir.UINT, 4), loc)   # uint<4>
                 conv.append(self.convert(v, ir.Vector(ir.UINT, 4), a.loc))
             elif p == "b":
+                self._scalar_arg(sig.name, args, a, v)         # DXC: `in bool cond`
                 conv.append(self.convert(v, ir.BOOL, a.loc))
             elif p == "O":
                 conv.append(places[len(conv)])
+        for i, place in places.items():     # the result goes back to an out place: it may not be longer
+            out_t = place.type
+            if ir.is_numeric(out_t) and not isinstance(out_t, ir.Scalar) and shape_of(out_t)[1:] != shape_of(ut)[1:]:
+                raise self.intrinsic_mismatch(sig.name, args, i, out_t, with_scalar(ut, ir.scalar_of(out_t) or scalar), loc)
         # out places of another type go through a temporary
         final: list[ir.Expr] = []
         writebacks = []
@@ -633,7 +655,12 @@ class CallLowering(SemaBase):
                 final.append(ir.VarRef(tmp))
             else:
                 final.append(x)
+        if sig.name in OWN_RESULT_TEMPLATE and isinstance(ut, ir.Matrix) and ut.rows == 1:
+            ut = ir.vec(ut.elem, ut.cols)        # DXC: the result is a vector (a scalar) of the row
+            final = [ir.Extract(final[0], 0, ut)]
         rt = self.intrinsic_return(sig.ret, ut, scalar)
+        if sig.name in BY_ROWS and isinstance(ut, ir.Matrix) and isinstance(rt, ir.Matrix):
+            return self._by_rows(sig.name, final, ut, rt, loc)
         node = ir.Intrinsic(sig.name, final, rt)
         if sig.side_effects or writebacks or any(p == "O" for p in sig.params):
             res: ir.Expr
@@ -648,6 +675,16 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(place, self.convert(self.load(ir.VarRef(tmp)), place.type, loc), loc))
             return res
         return node
+
+    def _by_rows(self, name: str, ms: list[ir.Expr], t: ir.Matrix, rt: ir.Matrix, loc: SourceLoc) -> ir.Expr:
+        """The intrinsic on each row of its matrix arguments (the backends lower it on scalars and vectors)."""
+        held = []
+        for m in ms:
+            held.append(self.temp(t))
+            self.emit(ir.Store(ir.VarRef(held[-1]), m, loc))
+        row_t, row_rt = ir.vec(t.elem, t.cols), ir.vec(rt.elem, rt.cols)
+        return ir.Construct(rt, [ir.Intrinsic(name, [ir.Extract(self.load(ir.VarRef(h)), i, row_t) for h in held],
+                                              row_rt) for i in range(t.rows)])
 
     def _intrinsic_shape(self, name: str, a: ir.Type | None, b: ir.Type, args: list[ast.Expr], i: int,
                          loc: SourceLoc) -> ir.Type:
@@ -710,8 +747,6 @@ class CallLowering(SemaBase):
             return with_scalar(ut, ir.UINT)
         if pattern == "I":
             return with_scalar(ut, ir.INT)
-        if pattern == "K":                      # the operand's kind at 32 bits
-            return with_scalar(ut, ir.INT if scalar.kind == "int" else ir.UINT)
         if pattern == "F":
             return with_scalar(ut, ir.FLOAT)
         if pattern == "b":
@@ -736,12 +771,16 @@ class CallLowering(SemaBase):
     def special_mul(self, name, args, loc) -> ir.Expr:
         a, b = self._numeric_args(name, args, 2, loc)
         assert ir.is_numeric(a.type) and ir.is_numeric(b.type)     # _numeric_args checked
-        s = common_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
+        s = intrinsic_scalar(ir.scalar_of(a.type), ir.scalar_of(b.type), self.is_literal(a), self.is_literal(b))
         if s.kind == "bool":
-            s = ir.INT
-        sa, sb = shape_of(a.type), shape_of(b.type)
+            s = ir.FLOAT        # DXC: a kind outside `numeric` takes the list's first
+        # a float1 (our IR's scalar) takes mul's vector overloads, as in DXC
+        sa, sb = (("v", 1) if shape_of(v.type) == ("s",) and self._one_vector_arg(x) else shape_of(v.type)
+                  for v, x in zip((a, b), args))
         a = self.convert(a, with_scalar(a.type, s), loc)
         b = self.convert(b, with_scalar(b.type, s), loc)
+        if sa[0] == "v" and sb[0] == "v" and min(sa[1], sb[1]) == 1:
+            return ir.Binary("mul", self.convert(a, s, loc), self.convert(b, s, loc), s)
         if sa[0] == "s" or sb[0] == "s":
             t = b.type if sa[0] == "s" else a.type
             return ir.Binary("mul", self.convert(a, t, loc), self.convert(b, t, loc), t)
@@ -764,7 +803,9 @@ class CallLowering(SemaBase):
 
     def special_cross(self, name, args, loc) -> ir.Expr:
         vals = self._numeric_args(name, args, 2, loc)
-        t = ir.Vector(ir.FLOAT, 3)
+        a, b = (ir.scalar_of(v.type) for v in vals)
+        assert a is not None and b is not None      # _numeric_args checked
+        t = ir.Vector(ir.HALF if intrinsic_scalar(a, b, *map(self.is_literal, vals)) == ir.HALF else ir.FLOAT, 3)
         for i, v in enumerate(vals):       # float_like<3>: 3 or more components, or a scalar to splat
             self._fixed_vector_arg(name, args, i, v, t, loc)
         return ir.Intrinsic("cross", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
@@ -775,19 +816,29 @@ class CallLowering(SemaBase):
         that size (truncated) or a scalar (splatted); a matrix or a shorter vector matches no overload."""
         if isinstance(v.type, ir.Matrix) or isinstance(v.type, ir.Vector) and v.type.size < want.size:
             raise self.intrinsic_mismatch(name, args, i, v.type, want, loc)
+        if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]):    # a float1: one component
+            raise self.intrinsic_mismatch(name, args, i, ir.Vector(v.type, 1), want, loc)
 
     def special_transpose(self, name, args, loc) -> ir.Expr:
         (m,) = self._numeric_args(name, args, 1, loc)
+        if isinstance(m.type, ir.Scalar) and not self._one_vector_arg(args[0]):     # DXC: a 1x1 matrix
+            return self.convert(m, ir.Matrix(m.type, 1, 1), loc)
         if not isinstance(m.type, ir.Matrix):
             raise error("transpose requires a matrix argument", loc)
         return ir.Intrinsic("transpose", [m], ir.Matrix(m.type.elem, m.type.cols, m.type.rows))
 
     def special_determinant(self, name, args, loc) -> ir.Expr:
+        """DXC's `float_like<r, r>`: a scalar is a 1x1 matrix, a longer side truncates to the shorter;
+        half stays half, any other kind converts to float."""
         (m,) = self._numeric_args(name, args, 1, loc)
-        if not isinstance(m.type, ir.Matrix) or m.type.rows != m.type.cols:
+        s = ir.HALF if ir.scalar_of(m.type) == ir.HALF else ir.FLOAT
+        if isinstance(m.type, ir.Scalar) and not self._one_vector_arg(args[0]):
+            return self.convert(m, s, loc)
+        if not isinstance(m.type, ir.Matrix):
             raise error("determinant requires a square matrix argument", loc)
-        m = self.convert(m, with_scalar(m.type, ir.FLOAT), loc)
-        return ir.Intrinsic("determinant", [m], ir.FLOAT)
+        n = min(m.type.rows, m.type.cols)
+        m = self.convert(m, ir.Matrix(s, n, n), args[0].loc)
+        return ir.Intrinsic("determinant", [m], s)
 
     def _bitcast(self, name, args, loc, to: ir.Scalar) -> ir.Expr:
         (v,) = self._numeric_args(name, args, 1, loc)
@@ -827,26 +878,114 @@ class CallLowering(SemaBase):
     special_asfloat16 = special_asint16 = special_asuint16 = special_as16
 
     def special_asdouble(self, name, args, loc):
+        """DXC's `double<> asdouble(uint<> lo, uint<> hi)`: both share one template (truncating to the
+        shorter), each converts to uint; a vector gives a double vector."""
         lo, hi = self._numeric_args(name, args, 2, loc)
-        lo, hi = self.convert(lo, ir.UINT, loc), self.convert(hi, ir.UINT, loc)
-        return ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE)
+        shape: ir.Type | None = None
+        for i, v in enumerate((lo, hi)):
+            t = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(args[i]) else v.type
+            shape = self._intrinsic_shape(name, shape, t, args, i, loc)
+        assert shape is not None
+        ut = with_scalar(shape, ir.UINT)
+        ut = ut.elem if isinstance(ut, ir.Vector) and ut.size == 1 else ut
+        lo, hi = self.convert(lo, ut, args[0].loc), self.convert(hi, ut, args[1].loc)
+        if isinstance(ut, ir.Scalar):
+            return ir.Intrinsic("asdouble", [lo, hi], ir.DOUBLE)
+        held = []           # the backends take scalars: component by component
+        for v in (lo, hi):
+            held.append(self.temp(ut))
+            self.emit(ir.Store(ir.VarRef(held[-1]), v, loc))
+
+        def at(h: ir.Variable, i: int, j: int) -> ir.Expr:       # component i of a vector, (i, j) of a matrix
+            x = self.load(ir.VarRef(h))
+            if isinstance(ut, ir.Vector):
+                return ir.Extract(x, i, ir.UINT)
+            assert isinstance(ut, ir.Matrix)
+            x = ir.Extract(x, i, ir.vec(ir.UINT, ut.cols))
+            return x if ut.cols == 1 else ir.Extract(x, j, ir.UINT)
+
+        def one(i: int, j: int = 0) -> ir.Expr:
+            return ir.Intrinsic("asdouble", [at(h, i, j) for h in held], ir.DOUBLE)
+
+        rt = with_scalar(ut, ir.DOUBLE)
+        if isinstance(ut, ir.Vector):
+            return ir.Construct(rt, [one(j) for j in range(ut.size)])
+        assert isinstance(ut, ir.Matrix)
+        rows = [[one(i, j) for j in range(ut.cols)] for i in range(ut.rows)]
+        return ir.Construct(rt, [r[0] if ut.cols == 1 else ir.Construct(ir.Vector(ir.DOUBLE, ut.cols), r) for r in rows])
 
     def special_select(self, name, args, loc):
-        c, a, b = self._numeric_args(name, args, 3, loc)
-        return self.select(c, a, b, loc)
+        """DXC's `$type2 select(bool<> cond, $match<1, 2> any<> t, $type2 f)`: the condition and the true value
+        share one template (a vector and a matrix never meet there), the false value has its own and decides
+        the result's kind; the rows and columns are the least over the three (truncation); the values' kinds
+        combine, the condition converts to bool."""
+        vals = self._numeric_args(name, args, 3, loc)
+        kinds: dict[int, str] = {}
+        rows = cols = 5
+        for i, (slot, v, a) in enumerate(zip((1, 1, 2), vals, args)):
+            one = isinstance(v.type, ir.Scalar) and self._one_vector_arg(a)
+            kind, (r, c) = ("v", (1, 1)) if one else {"s": ("s", (5, 5)), "v": ("v", (1, shape_of(v.type)[-1])),
+                                                      "m": ("m", shape_of(v.type)[1:])}[shape_of(v.type)[0]]
+            have = kinds.get(slot)
+            if have not in (None, "s") and kind not in ("s", have):
+                want = ir.Vector(ir.scalar_of(v.type), min(cols, c)) if have == "v" else \
+                    ir.Matrix(ir.scalar_of(v.type), 1, min(cols, c))
+                raise self.intrinsic_mismatch(name, args, i, ir.Vector(v.type, 1) if one else v.type, want, loc)
+            if have in (None, "s"):
+                kinds[slot] = kind
+            rows, cols = min(rows, r), min(cols, c)
+        rows, cols = (1 if rows == 5 else rows), (1 if cols == 5 else cols)
+
+        def shaped(kind: str, elem: ir.Scalar) -> ir.Type:       # DXC's NewSimpleAggregateType
+            if kind == "m":
+                return ir.Matrix(elem, rows, cols)
+            return ir.vec(elem, cols) if kind == "v" or rows == 1 else ir.Matrix(elem, rows, cols)
+
+        c, a, b = vals
+        sa, sb = ir.scalar_of(a.type), ir.scalar_of(b.type)
+        assert sa is not None and sb is not None     # _numeric_args checked
+        s = intrinsic_scalar(sa, sb, self.is_literal(a), self.is_literal(b))
+        rt = shaped(kinds[2], s)
+        c = self.convert(self.convert(c, shaped(kinds[1], ir.BOOL), args[0].loc), with_scalar(rt, ir.BOOL), loc)
+        a = self.convert(self.convert(a, shaped(kinds[1], s), args[1].loc), rt, loc)
+        b = self.convert(b, rt, args[2].loc)
+        if isinstance(rt, ir.Matrix):       # a Select on a matrix takes one condition: row by row
+            held = [self.temp(x.type) for x in (c, a, b)]
+            for h, x in zip(held, (c, a, b)):
+                self.emit(ir.Store(ir.VarRef(h), x, loc))
+            rows_of = [[ir.Extract(self.load(ir.VarRef(h)), i, ir.vec(ir.scalar_of(h.type), rt.cols))
+                        for i in range(rt.rows)] for h in held]
+            return ir.Construct(rt, [self.select(rc, ra, rb, loc) for rc, ra, rb in zip(*rows_of)])
+        return self.select(c, a, b, loc, rt)
 
     def _scalar_arg(self, name: str, args: list[ast.Expr], a: ast.Expr, v: ir.Expr) -> None:
-        """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate)."""
-        if ir.component_count(v.type) > 1:
+        """A scalar parameter takes no vector or matrix (DXC matches no overload; it does not truncate), nor
+        a float1 (a one-component vector in DXC)."""
+        one = ir.Vector(v.type, 1) if isinstance(v.type, ir.Scalar) and self._one_vector_arg(a) else None
+        if ir.component_count(v.type) > 1 or one or isinstance(v.type, ir.Matrix):
             raise error(f"no matching intrinsic for call to '{name}': argument {args.index(a) + 1} must be a scalar, "
-                        f"not '{v.type}'", a.loc)
+                        f"not '{one or v.type}'", a.loc)
 
     def special_lit(self, name, args, loc):
         vals = self._numeric_args(name, args, 3, loc)
         for v, a in zip(vals, args):        # float4 lit(float n_dot_l, float n_dot_h, float m)
             self._scalar_arg(name, args, a, v)
+        half = self._combined_scalar(vals) == ir.HALF       # float_like: DXC's result is a half4 of halves
         vals = [self.convert(v, ir.FLOAT, loc) for v in vals]
-        return ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
+        res = ir.Intrinsic("lit", vals, ir.Vector(ir.FLOAT, 4))
+        return self.convert(res, ir.Vector(ir.HALF, 4), loc) if half else res
+
+    def _combined_scalar(self, vals: list[ir.Expr]) -> ir.Scalar:
+        """The component type the arguments of one template share (intrinsic_scalar, left to right)."""
+        s: ir.Scalar | None = None
+        lit = False
+        for v in vals:
+            vs = ir.scalar_of(v.type)
+            assert vs is not None       # numeric: checked by the caller
+            s, lit = (vs, self.is_literal(v)) if s is None else (intrinsic_scalar(s, vs, lit, self.is_literal(v)),
+                                                                 lit and self.is_literal(v))
+        assert s is not None
+        return s
 
     def special_EvaluateAttributeSnapped(self, name, args, loc):  # noqa: N802 - the HLSL spelling
         """EvaluateAttributeSnapped(attribute, int2 offset): the offset in 1/16 pixels (from -8 to 7)."""
@@ -864,8 +1003,10 @@ class CallLowering(SemaBase):
         vals = self._numeric_args(name, args, 3, loc)
         shape = next((v.type for v in vals if not isinstance(v.type, ir.Scalar)), ir.DOUBLE)
         t = with_scalar(shape, ir.DOUBLE)
-        if any(ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v) for v in vals):
-            raise error("fma requires double arguments", loc)
+        for i, v in enumerate(vals):        # DXC's double_only<> (NOCAST): the first other argument is named
+            if ir.scalar_of(v.type) != ir.DOUBLE and not self.is_literal(v):
+                raise error("fma requires double arguments", loc, [Diagnostic(
+                    "note", f"argument {i + 1} has type '{v.type}'", args[i].loc)])
         return ir.Intrinsic("fma", [self.convert(v, t, a.loc) for v, a in zip(vals, args)], t)
 
     def special_printf(self, name, args, loc) -> ir.Expr:
@@ -894,9 +1035,11 @@ class CallLowering(SemaBase):
         return _VoidValue(loc)
 
     def special_dst(self, name, args, loc):
-        """dst(float4 a, float4 b): expanded by passes/polyfill.py."""
-        f4 = ir.Vector(ir.FLOAT, 4)
+        """DXC's `$type1 dst(numeric<4> a, $type1 b)`: the two kinds combine (a bool pair is float);
+        expanded by passes/polyfill.py."""
         vals = self._numeric_args(name, args, 2, loc)
+        s = self._combined_scalar(vals)
+        f4 = ir.Vector(ir.FLOAT if s == ir.BOOL else s, 4)
         for i, v in enumerate(vals):       # DXC: dst(numeric<4>, ...): a vector, not a matrix
             self._fixed_vector_arg(name, args, i, v, f4, loc)
         vals = [self.convert(v, f4, x.loc) for v, x in zip(vals, args)]
@@ -1168,6 +1311,17 @@ def _unescape(raw: str) -> str:
     return re.sub(r"\\(x[0-9a-fA-F]{1,2}|.)",
                   lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) > 1
                   else _ESCAPES.get(m.group(1), m.group(1)), raw)
+
+
+def intrinsic_scalar(a: ir.Scalar, b: ir.Scalar, a_literal: bool, b_literal: bool) -> ir.Scalar:
+    """The component type two arguments of one intrinsic template share (DXC's CombineBasicTypes): as
+    arithmetic's, except that two integers are unsigned when either is, at the wider width (uint with
+    int64_t is uint64_t) and a bool with a literal int is an int."""
+    if not (a_literal or b_literal) and a.kind in ("int", "uint") and b.kind in ("int", "uint"):
+        return ir.Scalar("uint" if "uint" in (a.kind, b.kind) else "int", max(a.width, b.width))
+    if (a == ir.BOOL and b_literal and b.kind == "int") or (b == ir.BOOL and a_literal and a.kind == "int"):
+        return ir.INT
+    return common_scalar(a, b, a_literal, b_literal)
 
 
 def _add_score(score: list[int], arg: ir.Type, param: ir.Type, direction: str, literal: bool, cost: int) -> None:
