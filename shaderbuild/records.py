@@ -55,6 +55,9 @@ class _Factory:
         self.make = make
 
 
+_SLOT = type(_Factory.__dict__["make"])     # a slot's descriptor (types.MemberDescriptorType, without importing types)
+
+
 def _factory(make: Callable[[], _T]) -> _T:
     """`field: list = Record.factory(list)`: a fresh default per instance (typed as the
     value it makes, as dataclasses.field is)."""
@@ -71,7 +74,7 @@ def _declare(cls: Any) -> None:
     for k, v in ns.get("__annotations__", {}).items():
         if not (v if type(v) is str else str(v)).startswith("ClassVar"):
             own.append(k)
-            if k in ns:
+            if k in ns and type(ns[k]) is not _SLOT:    # (a field given a slot by the class's own __slots__)
                 defaults[k] = ns[k]
     base_fields: tuple[str, ...] = ()
     base_defaults: dict = {}
@@ -84,6 +87,11 @@ def _declare(cls: Any) -> None:
             fields.append(f)
     for k in defaults:
         delattr(cls, k)
+    if "__slots__" in ns and not cls.__dictoffset__:     # every base slotted: no __dict__ to hold fields
+        unstored = [f for f in fields if type(getattr(cls, f, None)) is not _SLOT]
+        if unstored:
+            raise TypeError(f"Record class {cls.__name__} declares __slots__ but no slot for its fields {unstored}: "
+                            "fields live in the instance __dict__, which __slots__ removes here")
     cls._fields = tuple(fields)
     base_defaults.update(defaults)
     cls._defaults = base_defaults

@@ -159,3 +159,25 @@ def test_interned_records_are_built_once():
         Pair("x", third=1)
     import pickle
     assert pickle.loads(pickle.dumps(Pair("p", "q"))) is Pair("p", "q")
+
+
+def test_a_record_whose_slots_leave_its_fields_no_storage_is_refused():
+    """Fields live in the instance __dict__; a class whose bases up to Record all declare __slots__,
+    declaring its own, would have none: refused when the class is made, not at its first use."""
+    class Slotted(Record):
+        __slots__ = ()
+
+    with pytest.raises(TypeError, match=r"Orphan declares __slots__ but no slot for its fields \['a'\]"):
+        class Orphan(Slotted):
+            __slots__ = ("cache",)
+            a: int
+
+    class Stored(Slotted):       # a field with its own slot has storage
+        __slots__ = ("a",)
+        a: int
+
+    class Open(Slotted):         # no __slots__: a __dict__
+        a: int
+        b: int = 2
+
+    assert Stored(1).a == 1 and (Open(1).a, Open(1).b) == (1, 2)
