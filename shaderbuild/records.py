@@ -65,8 +65,8 @@ def _factory(make: Callable[[], _T]) -> _T:
 
 
 def _declare(cls: Any) -> None:
-    """Give a Record class its field tables (`_fields`, `_defaults`) from its annotations, and take
-    the defaults off the class (they become the __init__'s, as dataclass fields' are)."""
+    """Give a Record class its field tables (`_fields`, `_defaults`) from its annotations.  As with a
+    dataclass, a plain default stays a class attribute and a `Record.factory` marker is taken off."""
     # plain loops, no comprehensions: each is a function call, and ~210 classes run this (issue 23)
     ns = cls.__dict__
     own: list[str] = []
@@ -85,8 +85,9 @@ def _declare(cls: Any) -> None:
     for f in own:
         if f not in base_fields:
             fields.append(f)
-    for k in defaults:
-        delattr(cls, k)
+    for k, v in defaults.items():
+        if type(v) is _Factory:
+            delattr(cls, k)
     if "__slots__" in ns and not cls.__dictoffset__:     # every base slotted: no __dict__ to hold fields
         unstored = [f for f in fields if type(getattr(cls, f, None)) is not _SLOT]
         if unstored:

@@ -127,12 +127,12 @@ def test_record_classes_are_plain_types():
     assert [c.__qualname__ for c in seen if type(c) is not type] == []
 
 
-def test_defaults_are_not_left_on_the_class():
-    """As a dataclass field's factory, a default is the __init__'s: the class keeps neither the value
-    nor the `Record.factory` marker, and an instance reads its own."""
-    assert "y" not in vars(Point) and "tags" not in vars(Point) and "z" not in vars(Point3)
+def test_defaults_stay_on_the_class_as_in_a_dataclass():
+    """As with dataclass fields, a plain default is also a class attribute, a `Record.factory` marker is
+    not, and an instance reads its own value."""
+    assert Point.y == 7 and Point3.z == 0 and "tags" not in vars(Point) and not hasattr(Point, "x")
     assert Point._fields == ("x", "y", "tags") and Point3._fields == ("x", "y", "tags", "z")
-    assert Point3._defaults["y"] == 7 and Point3(1).tags == []
+    assert Point3._defaults["y"] == 7 and Point3(1).tags == [] and Point3(1, 2).y == 2
 
 
 _BUILT: list[int] = []
