@@ -13,8 +13,9 @@ the metaclass's `__instancecheck__` whenever the object's class is not exactly
 the one tested (~3x the cost), and AST, IR and symbol classes are tested that
 way everywhere (issue 23).  The price: fields live in the instance's `__dict__`,
 not in slots (only a metaclass can add slots before the class is made, and a
-slot cannot have a class-level default); a Record subclass declares no
-`__slots__` of its own unless every base up to Record does too.
+slot cannot have a class-level default).  A class that declares `__slots__`, as
+every base up to Record does, has no `__dict__` and so no room for its fields:
+`_declare` refuses it unless each field has a slot of its own.
 
     class BinaryOp(Record):
         op: str
