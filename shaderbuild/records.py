@@ -2,11 +2,20 @@
 AST and the IR.
 
 dataclasses generate methods with `exec` at import time (~0.25 ms per class),
-which dominated the cold start of `shaderbuild compile`.  A Record class gets
-`__slots__` from its annotations when the class is created (so no class is
-rebuilt), and its `__init__` is generated on first instantiation, so only the
-node types a compilation actually uses pay for code generation.  Equality is
-identity, as for `@dataclass(eq=False)` nodes.
+which dominated the cold start of `shaderbuild compile`.  A Record class gets its
+field tables from its annotations when the class is created (`__init_subclass__`,
+so no class is rebuilt), and its `__init__` is generated on first instantiation,
+so only the node types a compilation actually uses pay for code generation.
+Equality is identity, as for `@dataclass(eq=False)` nodes.
+
+No metaclass: `isinstance` against a class whose metaclass is not `type` calls
+the metaclass's `__instancecheck__` whenever the object's class is not exactly
+the one tested (~3x the cost), and AST, IR and symbol classes are tested that
+way everywhere (issue 23).  The price: fields live in the instance's `__dict__`,
+not in slots (only a metaclass can add slots before the class is made, and a
+slot cannot have a class-level default).  A class that declares `__slots__`, as
+every base up to Record does, has no `__dict__` and so no room for its fields:
+`_declare` refuses it unless each field has a slot of its own.
 
     class BinaryOp(Record):
         op: str
@@ -47,40 +56,47 @@ class _Factory:
         self.make = make
 
 
+_SLOT = type(_Factory.__dict__["make"])     # a slot's descriptor (types.MemberDescriptorType, without importing types)
+
+
 def _factory(make: Callable[[], _T]) -> _T:
     """`field: list = Record.factory(list)`: a fresh default per instance (typed as the
     value it makes, as dataclasses.field is)."""
     return _Factory(make)  # type: ignore[return-value]
 
 
-class _RecordMeta(type):
-    def __new__(mcls, name, bases, ns):
-        # everything goes into the namespace before type.__new__: an attribute set on the class
-        # afterwards costs a type-cache invalidation, and `__init__` a slot update (issue 23)
-        # plain loops, no comprehensions: each is a function call, and ~180 classes run this (issue 23)
-        own: list[str] = []
-        defaults = {}
-        for k, v in ns.get("__annotations__", {}).items():
-            if not (v if type(v) is str else str(v)).startswith("ClassVar"):
-                own.append(k)
-                if k in ns:
-                    defaults[k] = ns.pop(k)
-        ns.setdefault("__slots__", tuple(own))
-        base_fields: tuple[str, ...] = ()
-        base_defaults: dict = {}
-        for b in bases:
-            base_fields += getattr(b, "_fields", ())
-            base_defaults.update(getattr(b, "_defaults", {}))
-        fields = list(base_fields)
-        for f in own:
-            if f not in base_fields:
-                fields.append(f)
-        ns["_fields"] = tuple(fields)
-        base_defaults.update(defaults)
-        ns["_defaults"] = base_defaults
-        if "__init__" not in ns:
-            ns["__init__"] = _first_init
-        return super().__new__(mcls, name, bases, ns)
+def _declare(cls: Any) -> None:
+    """Give a Record class its field tables (`_fields`, `_defaults`) from its annotations.  As with a
+    dataclass, a plain default stays a class attribute and a `Record.factory` marker is taken off."""
+    # plain loops, no comprehensions: each is a function call, and ~210 classes run this (issue 23)
+    ns = cls.__dict__
+    own: list[str] = []
+    defaults = {}
+    for k, v in ns.get("__annotations__", {}).items():
+        if not (v if type(v) is str else str(v)).startswith("ClassVar"):
+            own.append(k)
+            if k in ns and type(ns[k]) is not _SLOT:    # (a field given a slot by the class's own __slots__)
+                defaults[k] = ns[k]
+    base_fields: tuple[str, ...] = ()
+    base_defaults: dict = {}
+    for b in cls.__bases__:
+        base_fields += getattr(b, "_fields", ())
+        base_defaults.update(getattr(b, "_defaults", {}))
+    fields = list(base_fields)
+    for f in own:
+        if f not in base_fields:
+            fields.append(f)
+    for k, v in defaults.items():
+        if type(v) is _Factory:
+            delattr(cls, k)
+    if "__slots__" in ns and not cls.__dictoffset__:     # every base slotted: no __dict__ to hold fields
+        unstored = [f for f in fields if type(getattr(cls, f, None)) is not _SLOT]
+        if unstored:
+            raise TypeError(f"Record class {cls.__name__} declares __slots__ but no slot for its fields {unstored}: "
+                            "fields live in the instance __dict__, which __slots__ removes here")
+    cls._fields = tuple(fields)
+    base_defaults.update(defaults)
+    cls._defaults = base_defaults
 
 
 def _first_init(self, *args, **kwargs) -> None:
@@ -89,6 +105,12 @@ def _first_init(self, *args, **kwargs) -> None:
     for owner in type(self).__mro__:
         if owner.__dict__.get("__init__") is _first_init:
             break
+    init = owner.__init__ = _make_init(owner)
+    init(self, *args, **kwargs)
+
+
+def _make_init(owner: Any) -> Any:
+    """The __init__ of Record class `owner`, from the template of its shape of fields."""
     fields = owner._fields
     defaults = owner._defaults
     shape, argdefs, env = [], [], {"_M": _MISSING}
@@ -114,8 +136,7 @@ def _first_init(self, *args, **kwargs) -> None:
                         co_names=tuple(map(rename.get, code.co_names, code.co_names)))
     init = FunctionType(code, env, "__init__", tuple(argdefs) or None)
     init.__qualname__ = f"{owner.__qualname__}.__init__"
-    owner.__init__ = init
-    init(self, *args, **kwargs)
+    return init
 
 
 # (shape, post) -> __init__ code with placeholder names.  Compiling is ~40 us a class, and a
@@ -156,12 +177,17 @@ def _template(shape: tuple[str, ...], post: bool) -> CodeType:
 
 
 @dataclass_transform(eq_default=False)
-class Record(metaclass=_RecordMeta):
+class Record:
     __slots__ = ()
-    _fields: ClassVar[tuple[str, ...]]
-    _defaults: ClassVar[dict[str, Any]]
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, Any]] = {}
 
     factory = staticmethod(_factory)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        _declare(cls)
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = _first_init  # type: ignore[method-assign]   # replaced by the generated one on first use
 
     def __repr__(self) -> str:
         items = ", ".join(f"{f}={getattr(self, f, '?')!r}" for f in self._fields)
@@ -206,11 +232,19 @@ class ValueRecord(Record):
             return h
 
 
-class _InternMeta(_RecordMeta):
-    """Constructing an interned record with fields equal to an existing one returns
-    that instance, so equality and hashing are by identity (fast dict keys)."""
+class InternedRecord(Record):
+    """A Record interned by its fields: one instance per distinct value (IR types), so equality and
+    hashing are by identity (fast dict keys).  Constructing one with fields equal to an existing one's
+    returns that instance.  The table lives as long as the process; it holds only the distinct types seen."""
 
-    def __call__(cls, *args, **kwargs):
+    __slots__ = ()
+    _interned: ClassVar[dict[tuple, Any]] = {}     # shared by all subclasses; keys include the class
+    __init__ = object.__init__   # __new__ initialises (once); C's no-op, no call
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        _declare(cls)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         fields = cls._fields
         if kwargs or len(args) < len(fields):
             values = list(args)
@@ -228,20 +262,19 @@ class _InternMeta(_RecordMeta):
         key = (cls, args)
         inst = cls._interned.get(key)
         if inst is None:
-            inst = super().__call__(*args)
+            init = _interned_inits.get(cls)
+            if init is None:
+                init = _interned_inits[cls] = _make_init(cls)
+            inst = object.__new__(cls)
+            init(inst, *args)
             cls._interned[key] = inst
         return inst
 
-
-class InternedRecord(Record, metaclass=_InternMeta):
-    """A Record interned by its fields: one instance per distinct value (IR types).
-    The table lives as long as the process; it holds only the distinct types seen."""
-
-    __slots__ = ()
-    _interned: ClassVar[dict[tuple, Any]] = {}     # shared by all subclasses; keys include the class
-
     def __reduce__(self):
         return type(self), tuple(getattr(self, f) for f in self._fields)
+
+
+_interned_inits: dict[type, Any] = {}   # InternedRecord class -> its generated initialiser (not its __init__)
 
 
 class Constant:

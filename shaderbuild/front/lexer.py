@@ -260,8 +260,6 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
     at_start = True
     space = False  # whitespace, a newline or a comment precedes the next token
     first = _FIRST
-    new = object.__new__
-    set_file, set_line, set_col = SourceLoc.file.__set__, SourceLoc.line.__set__, SourceLoc.col.__set__  # type: ignore[attr-defined]
     IDENT, PUNCT, STRING, CHAR = TokKind.IDENT, TokKind.PUNCT, TokKind.STRING, TokKind.CHAR
     while pos < n:
         c = text[pos]
@@ -329,11 +327,7 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
             pos += 1
             tok = c
         if mapper is None:
-            # Same as SourceLoc(filename, line, col), but twice as fast as the frozen __init__.
-            loc = new(SourceLoc)
-            set_file(loc, filename)
-            set_line(loc, line)
-            set_col(loc, start - line_start + 1)
+            loc = SourceLoc(filename, line, start - line_start + 1)
         else:
             loc = mapper(start)
         if kind is _BAD:

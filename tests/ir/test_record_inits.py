@@ -55,9 +55,12 @@ def class_shapes() -> dict[tuple[tuple[str, ...], bool], list[str]]:
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()
-        init = cls.__dict__["__init__"]
-        generated = init is records._first_init or init.__code__.co_filename in (
-            _record_inits.__file__, "<record __init__>")
+        init = cls.__dict__.get("__init__")
+        if issubclass(cls, records.InternedRecord):      # initialised by __new__, with the same templates
+            generated = cls is not records.InternedRecord
+        else:
+            generated = init is records._first_init or init.__code__.co_filename in (
+                _record_inits.__file__, "<record __init__>")
         if cls.__module__.split(".")[0] in PACKAGES and generated:
             shapes.setdefault(records.init_shape(cls), []).append(f"{cls.__module__}.{cls.__qualname__}")
     return shapes

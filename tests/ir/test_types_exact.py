@@ -1,5 +1,5 @@
-"""Hot paths test the exact class (a faster test than `isinstance` against Record classes, whose
-metaclass makes a failed test call `__instancecheck__`): ir.types.scalar_of / is_numeric, sema's
+"""Hot paths test the exact class (a pointer comparison; `isinstance` is a builtin call and, when it
+fails, a search of the object's MRO): ir.types.scalar_of / is_numeric, sema's
 shape_of, conversions and name lookup, the inliner's call search.  Correct only while those
 classes have no subclasses."""
 

@@ -44,7 +44,7 @@ def _children_of(cls: type):
     """A C-level getter of a node class's fields (all but `type`) as a tuple, or None."""
     getter = _CHILDREN.get(cls, False)
     if getter is False:
-        names = tuple(n for n in getattr(cls, "__slots__", ()) if n != "type")
+        names = tuple(n for n in getattr(cls, "_fields", ()) if n != "type")
         if not names:
             getter = None
         elif len(names) == 1:
@@ -161,7 +161,7 @@ def _expr_plan(cls: type) -> tuple[int, Any]:
         plan = (_LEAF, None)                        # None or a non-expression: nothing to walk
     else:
         kinds = _field_kinds(cls)
-        names = [n for n in getattr(cls, "__slots__", ()) if n != "type"]
+        names = [n for n in getattr(cls, "_fields", ()) if n != "type"]
         exprs = [n for n in names if kinds.get(n) == _EXPR]
         lists = [n for n in names if kinds.get(n) == _EXPRS]
         if any(kinds.get(n, _OTHER) not in (_EXPR, _EXPRS, _DATA) for n in names) or (exprs and lists) or len(lists) > 1:

@@ -74,10 +74,6 @@ class ViewIdState(ValueRecord):
     # mesh shaders (tess = 'mesh'): num_patch counts the primitive output scalars, these depend on ViewID
     view_id_patch: int = 0
 
-    # serialize()'s cache: a slot, not a field (not compared, hashed or passed to __init__)
-    __slots__ = ("num_inputs", "num_outputs", "inputs_of", "uses_view_id", "view_id_outputs", "tess", "num_patch",
-                 "patch_of", "view_id_patch", "_words")
-
     def _patch_table(self) -> list[int]:
         """HS: input -> patch constant (num_inputs rows); DS: patch constant -> output (num_patch rows)."""
         rows, cols = (self.num_inputs, self.num_patch) if self.tess == "hull" else (self.num_patch, self.num_outputs)
@@ -98,7 +94,7 @@ class ViewIdState(ValueRecord):
         """The `dx.viewIdState` words: #inputs, #outputs, [ViewID mask], then per input scalar a
         bitmask over the output scalars in ceil(#outputs / 32) words.  Built once per state (the
         metadata, the container's PSV0 tables and the self-check all read it); a fresh list each call."""
-        words = getattr(self, "_words", None)
+        words = getattr(self, "_words", None)  # a cache, not a field: not compared, hashed or passed to __init__
         if words is None:
             words = [self.num_inputs, self.num_outputs]
             if self.tess is not None:

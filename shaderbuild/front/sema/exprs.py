@@ -148,7 +148,7 @@ class ExprLowering(HeapLowering, SemaBase):
 
     # ---------------------------------------------------------------- conversions
     def convert(self, x: ir.Expr, to: ir.Type, loc: SourceLoc, explicit: bool = False, what: str = "") -> ir.Expr:
-        if x.__class__ is HeapElement:      # (exact: a failed isinstance against a Record class is slow)
+        if x.__class__ is HeapElement:      # (exact: cheaper than a failed isinstance)
             return self.heap_view_element(x, to, loc)
         src = x.type
         if src == to:

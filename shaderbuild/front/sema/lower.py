@@ -1051,7 +1051,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def place(self, e, for_write):  # cbuffer members resolve to fields
         if isinstance(e, ast.Name):
             sym = self.scope.lookup(e.name)
-            if type(sym) is MemberOfThis:      # exact classes: a failed isinstance against a Record class is slow
+            if type(sym) is MemberOfThis:      # exact classes: cheaper than a failed isinstance
                 st = sym.var.type
                 return ir.FieldRef(ir.VarRef(sym.var), sym.index, st.fields[sym.index].type)
             if type(sym) is MemberSymbol:

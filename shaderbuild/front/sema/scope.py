@@ -126,7 +126,7 @@ class Scope:
                         return sym
             sym = s.names.get(name)
             if sym is not None:
-                if sym.__class__ is ErrorSymbol:     # (exact: isinstance against a Record class is slow)
+                if sym.__class__ is ErrorSymbol:     # (exact: cheaper than a failed isinstance)
                     raise ErrorReported()
                 return sym
             if s.used:
