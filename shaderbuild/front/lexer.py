@@ -70,6 +70,7 @@ def _number_kind(text: str) -> TokKind | None:
 # Number kinds by string tests, equal to the old master pattern's _FLOAT and _INT alternatives
 # (tests/front/test_lexer.py compares them)
 _DIGITS, _HEX_DIGITS, _FLOAT_SUFFIXES = frozenset("0123456789"), frozenset("0123456789abcdefABCDEF"), frozenset("fFhHlL")
+_BINARY_DIGITS = frozenset("01")
 _INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L", "ll", "LL")),
                            *(n + u for n in ("l", "L", "ll", "LL") for u in ("", "u", "U"))})
 
@@ -88,12 +89,15 @@ def _is_float(text: str) -> bool:
 
 
 def _is_int(text: str) -> bool:
-    """_INT: hexadecimal (`0x1F`) or decimal digits, then an optional u/l/ll suffix."""
+    """_INT: hexadecimal (`0x1F`), binary (`0b101`: clang reads it, as C++14) or decimal digits, then an
+    optional u/l/ll suffix."""
     body = text.rstrip("uUlL")
     if text[len(body):] not in _INT_SUFFIXES:
         return False
     if body[:2] in ("0x", "0X"):
         return len(body) > 2 and _HEX_DIGITS.issuperset(body[2:])
+    if body[:2] in ("0b", "0B"):
+        return len(body) > 2 and _BINARY_DIGITS.issuperset(body[2:])
     return bool(body) and _DIGITS.issuperset(body)
 
 

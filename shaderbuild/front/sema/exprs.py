@@ -136,6 +136,8 @@ class ExprLowering(HeapLowering, SemaBase):
         self.sink.warning(msg, loc)
 
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
+        if name == "this":          # (a method's `this` is a declared name)
+            return error("invalid use of 'this' outside of a non-static member function", loc)
         import difflib  # only for this error's hint: ~1 ms of every cold start otherwise
 
         from ...ir.intrinsics import INTRINSICS, SPECIAL

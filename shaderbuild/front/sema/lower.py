@@ -515,6 +515,19 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.enum(d)
         elif isinstance(d, ast.UsingDirective):
             self.scope.used.append(d.prefix)
+        elif isinstance(d, ast.StaticAssert):
+            self.static_assert(d)
+
+    def static_assert(self, d: ast.StaticAssert) -> None:
+        """clang's messages: a false condition at the keyword, one that is not constant at the expression."""
+        try:
+            value = self.const_int(d.cond)
+        except CompileError as e:
+            if e.diagnostics[0].message.startswith("expression is not an integer constant expression"):
+                raise error("static_assert expression is not an integral constant expression", d.cond.loc) from None
+            raise
+        if not value:
+            raise error("static_assert failed" + (f" {d.message}" if d.message else ""), d.loc)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
         """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;
@@ -1073,8 +1086,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             direction = _param_direction(p)
             if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
                 raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
+            if t == ir.VOID:        # (`f(void)` has no parameters: the parser drops that one)
+                self.errors.append(Diagnostic("error", "argument may not have 'void' type", p.loc))
             ptypes.append(t)
             pdirs.append(direction)
+        self.check_default_arguments(d)
         rt = self.resolve_type(d.return_type, d.return_dims)
         if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
             _local_only(rt, d.return_type.loc, "a return type")
@@ -1092,6 +1108,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
                     if d.body is not None:
+                        for p, before in zip(d.params, f.decl.params):
+                            if p.init is not None and before.init is not None:     # (even to the same value)
+                                self.errors.append(Diagnostic("error", "redefinition of default argument",
+                                                              p.init.loc))
+                            elif before.init is not None:   # the declaration's default stands for the definition
+                                p.init = before.init
                         # attributes of the earlier declaration carry over (clang's inherited attributes:
                         # `[numthreads(8, 1, 1)] void main();` then the definition)
                         written = {a.name for a in d.attributes}
@@ -1110,6 +1132,15 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 self.decl_locs[id(sym)] = d.loc
         self.funcs.append(info)
         return info
+
+    def check_default_arguments(self, d: ast.FuncDecl) -> None:
+        """Every parameter after one with a default argument has one too (clang's CheckCXXDefaultArguments)."""
+        given = [p.init is not None for p in d.params]
+        if True in given:
+            for p in d.params[given.index(True):]:
+                if p.init is None:
+                    self.errors.append(Diagnostic("error", f"missing default argument on parameter '{p.name}'",
+                                                  p.loc))
 
     def function_body(self, info: FuncInfo) -> None:
         with self.namespace_scope(info.decl.namespaces):
