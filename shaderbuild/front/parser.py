@@ -332,14 +332,18 @@ class Parser:
         except CompileError as e:
             self.errors.extend(e.diagnostics)
             self.depth = depth
-            self.synchronize(start, top_level, e.diagnostics[0].message.startswith("expected ';'"))
+            message = e.diagnostics[0].message
+            self.synchronize(start, top_level, message.startswith("expected ';'"),
+                             message.startswith("expected '{' to begin the"))
             return None
 
-    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False) -> None:
+    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False,
+                    missing_brace: bool = False) -> None:
         """Skip from the item that began at token `start` to just past its end: a ';' or a '}' that closes
         a '{' the item opened, at the item's own nesting level and not before the error.  A '}' the item
         did not open ends the enclosing block: stop before it (at top level it is a stray token, skipped).
-        A ';' missing at the end of a line is taken as written: the next line starts the next item."""
+        A ';' missing at the end of a line is taken as written: the next line starts the next item; a body's
+        missing '{' too (`struct S float x; };`): the item ends after the '}' that closes the body."""
         err = self.pos
         toks = self.toks
         if err == start and toks[start].text in (")", "]", "}") and toks[start].kind is TokKind.PUNCT:
@@ -362,10 +366,15 @@ class Parser:
                         if not stack and t.text == "}" and i >= err:
                             self.pos = i + 1
                             return
+                    elif t.text == "}" and missing_brace and i >= err:
+                        self.pos = i + 1
+                        if toks[i + 1].is_punct(";"):
+                            self.pos += 1
+                        return
                     elif t.text == "}" and not top_level and i >= err:
                         self.pos = i
                         return
-                elif t.text == ";" and not stack and i >= err:
+                elif t.text == ";" and not stack and i >= err and not missing_brace:
                     self.pos = i + 1
                     return
             i += 1

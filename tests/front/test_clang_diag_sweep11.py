@@ -407,6 +407,19 @@ REJECTED: dict[str, tuple] = {
                                        "ps_6_0", "1:18", "bit-field 'a' has non-integral type 'float'"),
     'err_static_assert_expression_is_not_constant': (B("    static_assert(i == 2, \"x\");\n"),
                                                      "ps_6_0", "2:21", 'static_assert expression is not an integral constant expression'),
+    "err_static_non_static": (G("float h(float x);\nstatic float h(float x) { return x; }\n"), "ps_6_0", "2:14",
+                              "static declaration of 'h' follows non-static declaration"),
+    "err_redefinition_different_kind (typedef and variable)": (G("typedef int X;\nstatic int X = 1;\n"), "ps_6_0", "2:12",
+                                                               "redefinition of 'X' as different kind of symbol"),
+    "err_member_redeclared": (G("struct T { float f(); float f(); };\n"), "ps_6_0", "1:29",
+                              "class member cannot be redeclared"),
+    "err_member_redeclared (with bodies)": (G("struct T { float f() { return 1; } float f() { return 2; } };\n"),
+                                            "ps_6_0", "1:42", "class member cannot be redeclared"),
+    # the item ends after the '}' that closes the body whose '{' is missing: no second error there
+    "err_expected_lbrace": (G("cbuffer C float x; };\n"), "ps_6_0", "1:11",
+                            "expected '{' to begin the cbuffer body, found 'float'"),
+    "err_expected_lbrace_after_base_specifiers": (G("struct A { float x; };\nstruct D : A float y; };\n"), "ps_6_0",
+                                                  "2:14", "expected '{' to begin the struct body, found 'float'"),
     # clang: at the #include inside the arguments (4:2), "embedding a #include directive within macro arguments
     # is not supported"; we stop the call where it starts
     "err_embedded_directive": ("#define M(a) a\n" + B("    float y = M(\n#include \"x.h\"\n    1);\n"), "ps_6_0", "3:15",
@@ -450,20 +463,10 @@ NOT_APPLICABLE: dict[str, str] = {
 
 # diagnostic -> why we still accept the program (DXC rejects it, or warns where we are silent)
 LEFT: dict[str, str] = {
-    "err_static_non_static": "a static definition after a non-static declaration of a function is accepted (the "
-                             "linkage it would change does not exist in a shader)",
-    "err_redefinition_different_kind (typedef and variable)": "`typedef int X; static int X;`: the variable hides "
-                                                              "the typedef (C++ allows that for a struct name "
-                                                              "only); a function and a variable are refused",
     "err_ambiguous_reference": "a name found through two using-directives is the first namespace's (the scope "
                                "lookup returns the first match, it does not collect candidates)",
-    "err_member_redeclared": "a method declared twice in one struct is accepted",
     "ext_integer_literal_too_large_for_signed": "we refuse 18446744073709551615 ('too large to be represented in any "
                                                 "integer type') where DXC warns and reads it as unsigned 64-bit",
-    "err_expected_lbrace": "refused at the right place, but `cbuffer C float x; };` also gives a second error at "
-                           "the '}' (the recovery does not find the body)",
-    "err_expected_lbrace_after_base_specifiers": "refused at the right place ('expected '{' to begin the struct "
-                                                 "body'), with a second error at the '}' as err_expected_lbrace",
     "warn_float_overflow": "warning not given: 1e400 is read as infinity (" + _NEW_GROUP[20:] + ")",
     "warn_float_underflow": "warning not given: 1e-400 is read as 0",
     "warn_empty_if_body": _NEW_GROUP,
@@ -505,6 +508,13 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
                                  "ps_6_0"),
     "escapes_in_character_literals": (B("    int c = '\\x41' + '\\101' + '\\0' + '\\\\' + '\\'' + '\\n';\n"), "ps_6_0"),
     "labels_of_a_switch": (B("    switch (i) { case 1: default: i = 2; }\n"), "ps_6_0"),
+    "a_static_declaration_then_the_definition": (G("static float h(float x);\nfloat h(float x) { return x; }\n",
+                                                   "    float y = h(1);\n"), "ps_6_0"),
+    "a_local_named_like_a_typedef": (G("typedef int X;\n", "    { float X = 1; p.x = X; }\n"), "ps_6_0"),
+    "a_variable_named_like_a_struct": (G("struct T { float x; };\nstatic float T = 1;\n", "    p.x = T;\n"), "ps_6_0"),
+    "method_overloads": (G("struct T { float f() { return 1; } float f(float x) { return x; } "
+                           "float f(int x) { return 2; } };\n", "    T t; float y = t.f() + t.f(1.0f) + t.f(i);\n"),
+                         "ps_6_0"),
     "template_parameters_of_other_names": (G("template<typename T, typename U> T h(T x, U y) { return x; }\n",
                                              "    float y = h(1.0f, i);\n"), "ps_6_0"),
 }

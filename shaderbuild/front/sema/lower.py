@@ -150,6 +150,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
+        self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
         self.fn: ir.Function | None = None
         self.fn_info: FuncInfo | None = None
         self.fn_return_type: ir.Type = ir.VOID
@@ -255,7 +256,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def declare(self, name: str, sym, loc: SourceLoc) -> None:
         prev = self.scope.names.get(name)
         if isinstance(prev, TypeSymbol) and not isinstance(sym, TypeSymbol | None):
-            prev = None     # a variable named like a type hides it (C++); types resolve through self.types
+            if id(prev) in self.typedef_symbols:
+                raise error(f"redefinition of '{name}' as different kind of symbol", loc)
+            prev = None     # a variable named like a struct hides it (C++); types resolve through self.types
         if prev is not None:
             prev_loc = self.decl_locs.get(id(prev))
             notes = [Diagnostic("note", "previous definition is here", prev_loc)] if prev_loc else []
@@ -510,7 +513,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if major is not None:
                 self.typedef_major[d.name] = major
             self.types.named[d.name] = t
-            self.declare(d.name, TypeSymbol(t), d.loc)
+            sym = TypeSymbol(t)
+            self.declare(d.name, sym, d.loc)
+            self.typedef_symbols.add(id(sym))
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
         elif isinstance(d, ast.UsingDirective):
@@ -590,7 +595,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.declare(d.name, TypeSymbol(st), d.loc)
         for m in d.methods:
             info = self.function_decl(m, method_of=st)
-            self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+            overloads = self.methods.setdefault(d.name, {}).setdefault(m.name, [])
+            if any(f.param_types == info.param_types for f in overloads):     # (C++: even a declaration)
+                self.errors.append(Diagnostic("error", "class member cannot be redeclared", m.loc))
+                continue
+            overloads.append(info)
         if isinstance(base, ir.Struct):
             self.struct_bases[d.name] = base.name
         if isinstance(base, ir.Struct):     # a method the derived struct declares hides base methods of its name
@@ -1104,6 +1113,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 if f.param_types == key_types and all(a == b or None in (a, b) for a, b in zip(f.param_spellings, spellings)):
                     if f.return_type != rt:
                         raise error("functions that differ only in their return type cannot be overloaded", d.loc)
+                    if "static" in d.qualifiers and "static" not in f.decl.qualifiers:
+                        raise error(f"static declaration of '{d.name}' follows non-static declaration", d.loc)
                     if d.body is not None and f.defined:
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
