@@ -78,6 +78,8 @@ _INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L
 def _is_float(text: str) -> bool:
     """_FLOAT: `1.`, `1.5`, `.5` or `1` with an exponent (`e-3`), then an optional suffix."""
     body = text[:-1] if text[-1:] in _FLOAT_SUFFIXES else text
+    if body[:2] in ("0x", "0X"):
+        return _is_hex_float(body[2:])
     mantissa, e, exponent = body.replace("E", "e").partition("e")
     exponent_digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
     whole, dot, fraction = mantissa.partition(".")
@@ -86,6 +88,16 @@ def _is_float(text: str) -> bool:
     if e and not exponent_digits:
         return False
     return bool(whole or fraction) if dot else bool(whole and e)
+
+
+def _is_hex_float(body: str) -> bool:
+    """After `0x`: hex digits with an optional `.`, then the binary exponent C requires (`0x1.8p1`), which clang
+    reads in every language mode (DXC too)."""
+    mantissa, p, exponent = body.replace("P", "p").partition("p")
+    exponent_digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    whole, _dot, fraction = mantissa.partition(".")
+    return bool(p and exponent_digits and (whole or fraction) and _HEX_DIGITS.issuperset(whole)
+                and _HEX_DIGITS.issuperset(fraction) and _DIGITS.issuperset(exponent_digits))
 
 
 def _is_int(text: str) -> bool:

@@ -42,6 +42,20 @@ OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", 
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11}   # '\n' is 10, not 'n'
+def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
+    """clang's checks of an overloaded operator (a member: `this` is its first operand)."""
+    if static:
+        raise error(f"overloaded '{fn.name}' cannot be a static member function", fn.loc)
+    op = fn.name[len("operator"):]
+    if op in ("[]", "()"):
+        return
+    n = len(fn.params) + 1
+    kinds = {"!": ("unary", (1,)), "~": ("unary", (1,))}
+    kind, allowed = kinds.get(op, ("unary or binary", (1, 2)) if op in ("+", "-", "*", "&") else ("binary", (2,)))
+    if n not in allowed:
+        raise error(f"overloaded '{fn.name}' must be a {kind} operator (has {n} parameter{'s' * (n != 1)})", fn.loc)
+
+
 _MULTI_CHAR = "unsupported style of char literal - use a single-character char-based literal"
 
 
@@ -1156,6 +1170,8 @@ class Parser:
                               fname.loc)
             if self.at("("):
                 fn = self.function(ftype, fname, attrs, quals)
+                if fname.text.startswith("operator"):
+                    _check_operator_arity(fn, "static" in quals)
                 if "static" in quals and templated:     # one global S<args>::name per instance (sema)
                     sd.static_methods.append(fn)
                 elif "static" in quals and self.depth == 0:     # a static member function is a global S::name
@@ -1613,7 +1629,8 @@ class Parser:
                 self.advance()          # `1.#INF`: DXC's legacy spelling of infinity
                 self.advance()
                 return ast.FloatLit(t.loc, float("inf"), "")
-            return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
+            body = t.text[:len(t.text) - len(suffix)]
+            return ast.FloatLit(t.loc, float.fromhex(body) if body[:2] in ("0x", "0X") else float(body), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()

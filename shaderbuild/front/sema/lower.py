@@ -565,6 +565,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
             report_modifiers(f.qualifiers, FIELD, f.loc, self.errors)
+            if f.name == d.name:
+                self.errors.append(Diagnostic("error", f"member '{f.name}' has the same name as its class", f.loc))
             if f.bitfield is not None:
                 if f.name and f.name in names:
                     raise error(f"duplicate member '{f.name}'", f.loc)
@@ -593,7 +595,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
             self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
         self.declare(d.name, TypeSymbol(st), d.loc)
+        own_fields = {f.name for f in d.fields}
         for m in d.methods:
+            if m.name in own_fields:
+                self.errors.append(Diagnostic("error", f"duplicate member '{m.name}'", m.loc))
+                continue
             info = self.function_decl(m, method_of=st)
             overloads = self.methods.setdefault(d.name, {}).setdefault(m.name, [])
             if any(f.param_types == info.param_types for f in overloads):     # (C++: even a declaration)
@@ -657,6 +663,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def enum(self, d: ast.EnumDecl) -> None:
         t = self.types.resolve(d.underlying) if d.underlying is not None else ir.INT
+        if d.underlying is not None and not (isinstance(t, ir.Scalar) and not t.is_float):
+            raise error(f"non-integral type '{t}' is an invalid underlying type", d.underlying.loc)
         if d.name:
             self.types.named[d.name] = t
         next_value = 0
@@ -1095,8 +1103,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             direction = _param_direction(p)
             if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
                 raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
-            if t == ir.VOID:        # (`f(void)` has no parameters: the parser drops that one)
-                self.errors.append(Diagnostic("error", "argument may not have 'void' type", p.loc))
+            if t == ir.VOID:        # clang's order of checks (`f(void)` has no parameters: the parser drops it)
+                message = ("'void' must be the first and only parameter if specified" if len(d.params) > 1
+                           else "argument may not have 'void' type" if not p.name.startswith("<unnamed")
+                           else "'void' as parameter must not have type qualifiers")
+                self.errors.append(Diagnostic("error", message, p.loc))
             ptypes.append(t)
             pdirs.append(direction)
         self.check_default_arguments(d)
