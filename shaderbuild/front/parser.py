@@ -1182,6 +1182,8 @@ class Parser:
                 else:
                     sd.methods.append(fn)
                 continue
+            if "static" in quals and self.depth > 0:
+                raise error(f"static data member '{fname.text}' not allowed in local class '{name}'", fname.loc)
             while True:
                 d = self.declarator(ftype, fname, attrs, quals, field=True)
                 if "static" in quals and templated:

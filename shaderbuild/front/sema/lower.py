@@ -151,6 +151,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
+        self.saw_using = False
         self.fn: ir.Function | None = None
         self.fn_info: FuncInfo | None = None
         self.fn_return_type: ir.Type = ir.VOID
@@ -520,6 +521,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.enum(d)
         elif isinstance(d, ast.UsingDirective):
             self.scope.used.append(d.prefix)
+            self.saw_using = True       # (rv_Name then checks for ambiguous names)
         elif isinstance(d, ast.StaticAssert):
             self.static_assert(d)
 
