@@ -450,6 +450,11 @@ REJECTED: dict[str, tuple] = {
     "err_ambiguous_reference": (G("namespace A { static const int x = 1; }\nnamespace C { static const int x = 2; }\n"
                                   "using namespace A;\nusing namespace C;\n", "    int y = x;\n"), "ps_6_0", "6:13",
                                 "reference to 'x' is ambiguous"),
+    "err_param_redefinition (a declaration)": (G("float h(float x, float x);\n"), "ps_6_0", "1:24",
+                                               "redefinition of parameter 'x'"),
+    "err_redefinition (function template)": (G("template<typename T> T h(T x) { return x; }\n"
+                                               "template<typename U> U h(U y) { return y; }\n"), "ps_6_0", "2:24",
+                                             "redefinition of 'h'"),
     "err_sizeof_alignof_function_type": (G("float h() { return 1; }\n", "    uint n = sizeof(h);\n"), "ps_6_0", "3:21",
                                          "'h' is a function, not a variable"),
     # clang: "expected '(' for function-style cast or type construction"
@@ -537,10 +542,11 @@ NOT_APPLICABLE: dict[str, str] = {
     "warn_shift_negative": _BINOP,
     "warn_shift_gt_typewidth": _BINOP,
     "warn_shift_result_gt_typewidth": _BINOP,
-    "ext_extra_semi": "an Extension (silent by default): C++11 allows the empty declaration after a function body",
+    "ext_extra_semi": "an Extension (silent by default: -pedantic only): `float h() { ... };`",
     "warn_uninit_var": "DefaultIgnore; we give it with -Wuninitialized or -Wall (tests/front/test_warnings.py)",
     "warn_self_assignment": "DefaultIgnore (clang's -Wself-assign is off by default)",
-    "ext_binary_literal": "an Extension (silent by default): 0b101 is read (a NEIGHBOUR here; we refused it before)",
+    "ext_binary_literal_cxx14": "an Extension (silent by default; DXC's HLSL is clang's C++98 with extensions): 0b101 "
+                                "is read (a NEIGHBOUR here; we refused it before)",
     "ext_hexconstant_invalid": "an Extension (silent by default): 0x1p3 is read (a NEIGHBOUR here; we refused it "
                                "before)",
     "ext_pp_bad_vaargs_use": "an Extension (silent by default)",
@@ -631,6 +637,15 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
                                                   "    T t; t.c = 1; uint n = sizeof(t.c) + sizeof(t);\n"), "ps_6_0"),
     "names_of_two_used_namespaces": (G("namespace A { static const int x = 1; }\nnamespace C { static const int y = 2; }\n"
                                        "using namespace A;\nusing namespace C;\n", "    int z = x + y;\n"), "ps_6_0"),
+    "return_of_a_void_call_in_a_void_function": (G("void g() {}\nvoid h() { return g(); }\n", "    h();\n"), "ps_6_0"),
+    "casts_to_void": (G("float h() { return 1; }\n", "    (void)i; (void)h(); (void)(i + 1);\n"), "ps_6_0"),
+    "an_enum_list_ending_in_a_comma": (G("enum E { A, B, };\n", "    int k = B;\n"), "ps_6_0"),
+    "an_empty_struct": (G("struct T {};\n", "    T t;\n"), "ps_6_0"),
+    "function_template_overloads_and_a_declared_one": (
+        G("template<typename T> T h(T x) { return x; }\ntemplate<typename T> T h(T x, T y) { return y; }\n"
+          "template<typename T, typename U> T h(T x, U y) { return x; }\ntemplate<typename T> T k(T x);\n"
+          "template<typename T> T k(T x) { return x; }\n",
+          "    float y = h(1.0f) + h(1.0f, 2.0f) + h(1.0f, i) + k(2.0f);\n"), "ps_6_0"),
     "template_parameters_of_other_names": (G("template<typename T, typename U> T h(T x, U y) { return x; }\n",
                                              "    float y = h(1.0f, i);\n"), "ps_6_0"),
 }
@@ -725,22 +740,33 @@ def test_neighbours_compile(name, target):
 
 def test_the_fixed_forms_compute_their_values():
     """Character escapes as C reads them (hex, octal: 'A' is 65 both ways; '\\xff' is DXC's signed char -1 made a
-    uint), binary literals, hexadecimal floats (mantissa times a power of two), and a default argument written on
-    the declaration only.  Expected values from Python's int() and powers of two."""
+    uint), binary literals, hexadecimal floats (mantissa times a power of two), a default argument written on
+    the declaration only, `return put(...)` in a void function, a call cast to void (both run) and a function
+    template declared, then defined.  Expected values from Python's int() and powers of
+    two."""
     src = """RWStructuredBuffer<uint> Out : register(u0);
+void put(uint k, uint v) { Out[k] = v; }
+void put_via(uint k, uint v) { if (k > 0) return put(k, v); Out[0] = 1000; }
+uint bump(uint k) { Out[k] += 5; return 0; }
+template<typename T> T twice(T x);
 float h(float x = 7);
 float h(float x) { return x * 2; }
 static_assert(0b1010 == 10, "binary");
+template<typename T> T twice(T x) { return x * 2; }
 [numthreads(1, 1, 1)]
 void main() {
     Out[0] = '\\x41'; Out[1] = '\\101'; Out[2] = '\\xff'; Out[3] = '\\7'; Out[4] = '\\x7f';
     Out[5] = 0b101; Out[6] = 0B11u;
     Out[7] = (uint)h(); Out[8] = (uint)h(3);
     Out[9] = (uint)(0x1p3 + 0x1.8p1f + 0x.8p2);
+    put_via(10, 42);
+    Out[11] = 1; (void)bump(11);
+    Out[12] = twice(21u);
 }
 """
-    got = run_cs(src, {"Out": ("uint", 10)})["Out"]
-    assert got == [int("41", 16), int("101", 8), 2**32 - 1, 7, 0x7F, int("101", 2), 3, 14, 6, 2**3 + 3 + 2]
+    got = run_cs(src, {"Out": ("uint", 13)})["Out"]
+    assert got == [int("41", 16), int("101", 8), 2**32 - 1, 7, 0x7F, int("101", 2), 3, 14, 6, 2**3 + 3 + 2, 42, 6,
+                   42]
 
 
 def _body(name: str) -> str:

@@ -1211,6 +1211,9 @@ class ExprLowering(HeapLowering, SemaBase):
             for x in e.exprs:
                 self.effect(x)
             return
+        if isinstance(e, ast.Cast) and e.type.name == "void" and not e.dims:    # `(void)x;` (C++, and DXC)
+            self.effect(e.operand)
+            return
         v = self.call(e) if isinstance(e, ast.CallExpr) else self.rvalue(e)    # (a discarded RayQuery result too)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
             self.emit(ir.Eval(v, e.loc))

@@ -1113,6 +1113,12 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             ptypes.append(t)
             pdirs.append(direction)
         self.check_default_arguments(d)
+        if d.body is None:      # (a definition's parameters are declared in its body's scope: redefinition there)
+            seen: set[str] = set()
+            for p in d.params:
+                if p.name in seen:      # (an unnamed one's placeholder names its position: never seen twice)
+                    self.errors.append(Diagnostic("error", f"redefinition of parameter '{p.name}'", p.loc))
+                seen.add(p.name)
         rt = self.resolve_type(d.return_type, d.return_dims)
         if not isinstance(rt, ir.RayQuery):     # a returned RayQuery names the caller's (sema/rayquery.py)
             _local_only(rt, d.return_type.loc, "a return type")
@@ -1269,7 +1275,16 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
-            self.func_templates.setdefault(d.name, []).append(d)
+            same = self.func_templates.setdefault(d.name, [])
+            signature = _template_signature(d)
+            for k, t in enumerate(same):
+                if _template_signature(t) == signature:
+                    if t.body is not None and d.body is not None:
+                        raise error(f"redefinition of '{d.name}'", d.loc)
+                    if d.body is not None:      # the definition of a template declared before
+                        same[k] = d
+                    return
+            same.append(d)
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)
         elif isinstance(d, ast.FuncDecl):
@@ -1648,6 +1663,17 @@ def _declared_names(d: ast.Node) -> list[str]:
     if isinstance(d, (ast.VarDecl, ast.FuncDecl, ast.StructDecl, ast.TypedefDecl)):
         return [d.name]
     return []
+
+
+def _template_signature(d: ast.FuncDecl) -> tuple:
+    """What makes two function templates the same one (their parameters' names do not): the parameter and
+    return types written, template parameters numbered by position."""
+    position = {name: f"#{k}" for k, name in enumerate(d.template_params or [])}
+
+    def spelled(t: ast.TypeRef) -> str:
+        args = ",".join(spelled(a) if isinstance(a, ast.TypeRef) else "?" for a in t.args)
+        return position.get(t.name, t.name) + (f"<{args}>" if t.args else "")
+    return (len(position), spelled(d.return_type), tuple((spelled(p.type), len(p.dims)) for p in d.params))
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

@@ -404,6 +404,13 @@ class StmtLowering(SemaBase):
             self.emit(ir.Return())
             return
         if isinstance(rt, ir.VoidType):
+            if isinstance(s.value, ast.CallExpr):
+                v = self.call(s.value)
+                if isinstance(v.type, ir.VoidType):     # `return f();` of a void f: C++ allows it, so does DXC
+                    if isinstance(v, (ir.Call, ir.Intrinsic)):
+                        self.emit(ir.Eval(v, s.value.loc))
+                    self.emit(ir.Return())
+                    return
             raise error(f"void function '{self.fn.name}' should not return a value", s.loc)
         if isinstance(rt, ir.RayQuery):
             from .rayquery import return_query
