@@ -455,6 +455,11 @@ REJECTED: dict[str, tuple] = {
     "err_redefinition (function template)": (G("template<typename T> T h(T x) { return x; }\n"
                                                "template<typename U> U h(U y) { return y; }\n"), "ps_6_0", "2:24",
                                              "redefinition of 'h'"),
+    # with the note 'jump bypasses variable initialization' at `k` (C++ [stmt.dcl]p3; DXC's JumpDiagnostics.cpp)
+    "err_switch_into_protected_scope": (B("    switch (i) { case 1: int k = 1; break; case 2: k = 2; break; }\n"),
+                                        "ps_6_0", "2:44", "cannot jump from switch statement to this case label"),
+    "err_switch_into_protected_scope (default)": (B("    switch (i) { case 1: float t = 2; i = t; break; default: i = 3; }\n"),
+                                                  "ps_6_0", "2:53", "cannot jump from switch statement to this case label"),
     "err_sizeof_alignof_function_type": (G("float h() { return 1; }\n", "    uint n = sizeof(h);\n"), "ps_6_0", "3:21",
                                          "'h' is a function, not a variable"),
     # clang: "expected '(' for function-style cast or type construction"
@@ -646,6 +651,9 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
           "template<typename T, typename U> T h(T x, U y) { return x; }\ntemplate<typename T> T k(T x);\n"
           "template<typename T> T k(T x) { return x; }\n",
           "    float y = h(1.0f) + h(1.0f, 2.0f) + h(1.0f, i) + k(2.0f);\n"), "ps_6_0"),
+    "switch_locals_in_blocks_or_uninitialized_or_static": (
+        B("    switch (i) { case 1: { int k = 1; i = k; break; } case 2: static int s = 1; i = s; break; "
+          "default: int j; j = 3; i = j; }\n"), "ps_6_0"),
     "template_parameters_of_other_names": (G("template<typename T, typename U> T h(T x, U y) { return x; }\n",
                                              "    float y = h(1.0f, i);\n"), "ps_6_0"),
 }
