@@ -430,8 +430,8 @@ REJECTED: dict[str, tuple] = {
     "err_member_redeclared (with bodies)": (G("struct T { float f() { return 1; } float f() { return 2; } };\n"),
                                             "ps_6_0", "1:42", "class member cannot be redeclared"),
     # the item ends after the '}' that closes the body whose '{' is missing: no second error there
-    "err_expected_lbrace": (G("cbuffer C float x; };\n"), "ps_6_0", "1:11",
-                            "expected '{' to begin the cbuffer body, found 'float'"),
+    "err_expected ({ of a cbuffer)": (G("cbuffer C float x; };\n"), "ps_6_0", "1:11",
+                                      "expected '{' to begin the cbuffer body, found 'float'"),
     "err_expected_lbrace_after_base_specifiers": (G("struct A { float x; };\nstruct D : A float y; };\n"), "ps_6_0",
                                                   "2:14", "expected '{' to begin the struct body, found 'float'"),
     "err_member_name_of_class": (G("struct T { float T; };\n"), "ps_6_0", "1:18",
@@ -460,6 +460,8 @@ REJECTED: dict[str, tuple] = {
                                         "ps_6_0", "2:44", "cannot jump from switch statement to this case label"),
     "err_switch_into_protected_scope (default)": (B("    switch (i) { case 1: float t = 2; i = t; break; default: i = 3; }\n"),
                                                   "ps_6_0", "2:53", "cannot jump from switch statement to this case label"),
+    "err_param_default_argument_references_param": (G("float h(float x, float y = x) { return y; }\n"), "ps_6_0",
+                                                    "1:28", "default argument references parameter 'x'"),
     "err_sizeof_alignof_function_type": (G("float h() { return 1; }\n", "    uint n = sizeof(h);\n"), "ps_6_0", "3:21",
                                          "'h' is a function, not a variable"),
     # clang: "expected '(' for function-style cast or type construction"
@@ -654,6 +656,8 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
     "switch_locals_in_blocks_or_uninitialized_or_static": (
         B("    switch (i) { case 1: { int k = 1; i = k; break; } case 2: static int s = 1; i = s; break; "
           "default: int j; j = 3; i = j; }\n"), "ps_6_0"),
+    "a_default_argument_of_a_global": (G("static const float K = 2;\nfloat h(float x, float y = K * 2) { return y; }\n",
+                                         "    float y = h(1);\n"), "ps_6_0"),
     "template_parameters_of_other_names": (G("template<typename T, typename U> T h(T x, U y) { return x; }\n",
                                              "    float y = h(1.0f, i);\n"), "ps_6_0"),
 }

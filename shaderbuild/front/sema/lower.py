@@ -68,7 +68,7 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from .bitfields import WriteBack
@@ -1164,7 +1164,15 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return info
 
     def check_default_arguments(self, d: ast.FuncDecl) -> None:
-        """Every parameter after one with a default argument has one too (clang's CheckCXXDefaultArguments)."""
+        """Every parameter after one with a default argument has one too (clang's CheckCXXDefaultArguments);
+        a default argument names no parameter (it is evaluated where the call is)."""
+        for k, p in enumerate(d.params):
+            if p.init is not None:
+                earlier = {q.name for q in d.params[:k + 1]}
+                used = next((n for n in _names_in(p.init) if n.name in earlier), None)
+                if used is not None:
+                    self.errors.append(Diagnostic("error", f"default argument references parameter '{used.name}'",
+                                                  used.loc))
         given = [p.init is not None for p in d.params]
         if True in given:
             for p in d.params[given.index(True):]:
@@ -1663,6 +1671,31 @@ def _declared_names(d: ast.Node) -> list[str]:
     if isinstance(d, (ast.VarDecl, ast.FuncDecl, ast.StructDecl, ast.TypedefDecl)):
         return [d.name]
     return []
+
+
+def _names_in(e: ast.Expr) -> Iterator[ast.Name]:
+    """The unqualified names an expression reads (not through a member or a call's callee name)."""
+    if isinstance(e, ast.Name):
+        yield e
+    elif isinstance(e, ast.UnaryOp | ast.Cast):
+        yield from _names_in(e.operand)
+    elif isinstance(e, ast.BinaryOp):
+        yield from _names_in(e.lhs)
+        yield from _names_in(e.rhs)
+    elif isinstance(e, ast.Conditional):
+        for x in (e.cond, e.true, e.false):
+            yield from _names_in(x)
+    elif isinstance(e, ast.Comma | ast.InitList):
+        for x in (e.exprs if isinstance(e, ast.Comma) else e.items):
+            yield from _names_in(x)
+    elif isinstance(e, ast.CallExpr):
+        for x in e.args:
+            yield from _names_in(x)
+    elif isinstance(e, ast.Member):
+        yield from _names_in(e.base)
+    elif isinstance(e, ast.Index):
+        yield from _names_in(e.base)
+        yield from _names_in(e.index)
 
 
 def _template_signature(d: ast.FuncDecl) -> tuple:
