@@ -20,8 +20,9 @@ same diagnostic):
 - LEFT: DXC gives it and we do not; each says why it is left.
 ON_DISK names the one case that needs files.  NEIGHBOURS are valid programs next to the newly refused ones: they
 compile without a diagnostic; an executed test checks the values the sweep's fixes change.  RECOVERY puts three
-of the single-statement mistakes in one function and expects exactly their three errors, each where it was
-alone (issue 20: "report every error, no cascades")."""
+of the single-statement mistakes in one function (RECOVERY_DECLARATIONS: three declaration-level ones in one
+file) and expects exactly their three errors, each where it was alone (issue 20: "report every error, no
+cascades")."""
 
 from __future__ import annotations
 
@@ -796,5 +797,34 @@ def test_three_mistakes_give_their_three_errors(names, target):
         where, message = REJECTED[n][2], REJECTED[n][3]
         expected.append((f"{2 + k}:{where.split(':')[1]}", message))
     ok, diags = _diagnostics(source, "ps_6_0", target)
+    assert not ok
+    assert [(at, m) for severity, at, m in diags if severity == "error"] == expected
+
+
+# three declaration-level mistakes of REJECTED (each a program of declarations before an empty entry point)
+RECOVERY_DECLARATIONS = [
+    ("err_member_name_of_class", "err_param_default_argument_missing", "err_void_only_param"),
+    ("err_static_non_static", "err_enum_invalid_underlying", "err_duplicate_member (field and method)"),
+    ("err_member_redeclared", "err_redefinition (function template)", "err_param_default_argument_references_param"),
+    ("err_redefinition_different_typedef", "err_param_redefinition (a declaration)", "err_param_with_void_type"),
+]
+
+
+def _declarations(name: str) -> str:
+    source = REJECTED[name][0]
+    assert source.endswith(PS + E), name      # declarations only, then the empty entry point
+    return source[:-len(PS + E)]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("names", RECOVERY_DECLARATIONS, ids=lambda names: "+".join(_name(n)[4:] for n in names))
+def test_three_declaration_mistakes_give_their_three_errors(names, target):
+    parts = [_declarations(n) for n in names]
+    expected, offset = [], 0
+    for n, part in zip(names, parts):      # each where it was alone, moved down by the declarations before it
+        line, col = REJECTED[n][2].split(":")
+        expected.append((f"{int(line) + offset}:{col}", REJECTED[n][3]))
+        offset += part.count("\n")
+    ok, diags = _diagnostics("".join(parts) + PS + E, "ps_6_0", target)
     assert not ok
     assert [(at, m) for severity, at, m in diags if severity == "error"] == expected
