@@ -643,8 +643,10 @@ NEIGHBOURS: dict[str, tuple[str, str]] = {
                                             "    p.x = T::k + T::s();\n"), "ps_6_0"),
     "sizeof_a_plain_member_beside_bit_fields": (G("struct T { uint a : 3; uint b : 5; float c; };\n",
                                                   "    T t; t.c = 1; uint n = sizeof(t.c) + sizeof(t);\n"), "ps_6_0"),
-    "names_of_two_used_namespaces": (G("namespace A { static const int x = 1; }\nnamespace C { static const int y = 2; }\n"
-                                       "using namespace A;\nusing namespace C;\n", "    int z = x + y;\n"), "ps_6_0"),
+    "names_of_two_used_namespaces": (G("namespace A { static const int x = 1; int f() { return 1; } }\n"
+                                       "namespace C { static const int y = 2; int f(int k) { return k; } }\n"
+                                       "using namespace A;\nusing namespace C;\n", "    int z = x + y + f() + f(2);\n"),
+                                     "ps_6_0"),
     "return_of_a_void_call_in_a_void_function": (G("void g() {}\nvoid h() { return g(); }\n", "    h();\n"), "ps_6_0"),
     "casts_to_void": (G("float h() { return 1; }\n", "    (void)i; (void)h(); (void)(i + 1);\n"), "ps_6_0"),
     "an_enum_list_ending_in_a_comma": (G("enum E { A, B, };\n", "    int k = B;\n"), "ps_6_0"),
@@ -754,8 +756,8 @@ def test_neighbours_compile(name, target):
 def test_the_fixed_forms_compute_their_values():
     """Character escapes as C reads them (hex, octal: 'A' is 65 both ways; '\\xff' is DXC's signed char -1 made a
     uint), binary literals, hexadecimal floats (mantissa times a power of two), a default argument written on
-    the declaration only, `return put(...)` in a void function, a call cast to void (both run) and a function
-    template declared, then defined.  Expected values from Python's int() and powers of
+    the declaration only, `return put(...)` in a void function, a call cast to void (both run), a function
+    template declared, then defined, and overloads of one name from two used namespaces.  Expected values from Python's int() and powers of
     two."""
     src = """RWStructuredBuffer<uint> Out : register(u0);
 void put(uint k, uint v) { Out[k] = v; }
@@ -766,6 +768,10 @@ float h(float x = 7);
 float h(float x) { return x * 2; }
 static_assert(0b1010 == 10, "binary");
 template<typename T> T twice(T x) { return x * 2; }
+namespace NA { uint pick() { return 1; } }
+namespace NB { uint pick(uint k) { return k + 1; } }
+using namespace NA;
+using namespace NB;
 [numthreads(1, 1, 1)]
 void main() {
     Out[0] = '\\x41'; Out[1] = '\\101'; Out[2] = '\\xff'; Out[3] = '\\7'; Out[4] = '\\x7f';
@@ -775,11 +781,12 @@ void main() {
     put_via(10, 42);
     Out[11] = 1; (void)bump(11);
     Out[12] = twice(21u);
+    Out[13] = pick() * 10 + pick(4);
 }
 """
-    got = run_cs(src, {"Out": ("uint", 13)})["Out"]
+    got = run_cs(src, {"Out": ("uint", 14)})["Out"]
     assert got == [int("41", 16), int("101", 8), 2**32 - 1, 7, 0x7F, int("101", 2), 3, 14, 6, 2**3 + 3 + 2, 42, 6,
-                   42]
+                   42, 1 * 10 + 4 + 1]
 
 
 def _body(name: str) -> str:

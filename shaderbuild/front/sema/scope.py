@@ -132,6 +132,8 @@ class Scope:
             if s.used:
                 used += tuple(reversed(s.used))
             s = s.parent
+        first: FuncSymbol | None = None
+        joined: list[FuncInfo] | None = None
         for prefix in used:         # (namespace members are declared in the global scope)
             s = self
             while s is not None:
@@ -139,9 +141,15 @@ class Scope:
                 if sym is not None:
                     if isinstance(sym, ErrorSymbol):
                         raise ErrorReported()
-                    return sym
+                    if first is None:
+                        if not isinstance(sym, FuncSymbol):
+                            return sym
+                        first = sym
+                    elif isinstance(sym, FuncSymbol) and sym is not first:    # C++: the overload sets join
+                        joined = (joined or list(first.overloads)) + sym.overloads
+                    break
                 s = s.parent
-        return None
+        return FuncSymbol(joined) if joined is not None else first
 
     def ambiguous(self, name: str) -> list[str]:
         """The namespaces (two or more) whose different `name`s a lookup reaches only through using-directives
