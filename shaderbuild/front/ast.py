@@ -231,13 +231,19 @@ class Block(Stmt):
     stmts: list[Stmt]
 
 
+class StaticAssert(Node):
+    """`static_assert(cond, "message");` (C++11, which DXC accepts in HLSL) at file or block scope."""
+    cond: Expr
+    message: str | None = None
+
+
 class UsingDirective(Node):
     """`using namespace N;`: names of N (prefix 'N::') found unqualified in the rest of the scope."""
     prefix: str
 
 
 class DeclStmt(Stmt):
-    decls: list[VarDecl | StructDecl | TypedefDecl | EnumDecl | UsingDirective]
+    decls: list[VarDecl | StructDecl | TypedefDecl | EnumDecl | UsingDirective | StaticAssert]
 
 
 class ExprStmt(Stmt):

@@ -70,6 +70,7 @@ def _number_kind(text: str) -> TokKind | None:
 # Number kinds by string tests, equal to the old master pattern's _FLOAT and _INT alternatives
 # (tests/front/test_lexer.py compares them)
 _DIGITS, _HEX_DIGITS, _FLOAT_SUFFIXES = frozenset("0123456789"), frozenset("0123456789abcdefABCDEF"), frozenset("fFhHlL")
+_BINARY_DIGITS = frozenset("01")
 _INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L", "ll", "LL")),
                            *(n + u for n in ("l", "L", "ll", "LL") for u in ("", "u", "U"))})
 
@@ -77,6 +78,8 @@ _INT_SUFFIXES = frozenset({"", "u", "U", *(u + n for u in "uU" for n in ("l", "L
 def _is_float(text: str) -> bool:
     """_FLOAT: `1.`, `1.5`, `.5` or `1` with an exponent (`e-3`), then an optional suffix."""
     body = text[:-1] if text[-1:] in _FLOAT_SUFFIXES else text
+    if body[:2] in ("0x", "0X"):
+        return _is_hex_float(body[2:])
     mantissa, e, exponent = body.replace("E", "e").partition("e")
     exponent_digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
     whole, dot, fraction = mantissa.partition(".")
@@ -87,13 +90,26 @@ def _is_float(text: str) -> bool:
     return bool(whole or fraction) if dot else bool(whole and e)
 
 
+def _is_hex_float(body: str) -> bool:
+    """After `0x`: hex digits with an optional `.`, then the binary exponent C requires (`0x1.8p1`), which clang
+    reads in every language mode (DXC too)."""
+    mantissa, p, exponent = body.replace("P", "p").partition("p")
+    exponent_digits = exponent[1:] if exponent[:1] in ("+", "-") else exponent
+    whole, _dot, fraction = mantissa.partition(".")
+    return bool(p and exponent_digits and (whole or fraction) and _HEX_DIGITS.issuperset(whole)
+                and _HEX_DIGITS.issuperset(fraction) and _DIGITS.issuperset(exponent_digits))
+
+
 def _is_int(text: str) -> bool:
-    """_INT: hexadecimal (`0x1F`) or decimal digits, then an optional u/l/ll suffix."""
+    """_INT: hexadecimal (`0x1F`), binary (`0b101`: clang reads it, as C++14) or decimal digits, then an
+    optional u/l/ll suffix."""
     body = text.rstrip("uUlL")
     if text[len(body):] not in _INT_SUFFIXES:
         return False
     if body[:2] in ("0x", "0X"):
         return len(body) > 2 and _HEX_DIGITS.issuperset(body[2:])
+    if body[:2] in ("0b", "0B"):
+        return len(body) > 2 and _BINARY_DIGITS.issuperset(body[2:])
     return bool(body) and _DIGITS.issuperset(body)
 
 

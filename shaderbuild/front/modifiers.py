@@ -38,7 +38,7 @@ _INTERPOLATING = ("linear", "sample", "noperspective", "centroid")
 _INTERPOLATION_MODIFIERS = ("nointerpolation", *_INTERPOLATING)
 # pairs DXC refuses together: "'static' and 'uniform' cannot be used together for a global variable"; an
 # interpolation modifier beside nointerpolation, uniform or a geometry shader's primitive (DiagnoseHLSLDecl)
-EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"),
+EXCLUSIVE = (("static", "uniform"), ("static", "shared"), ("extern", "groupshared"), ("extern", "static"),
              *(("nointerpolation", m) for m in _INTERPOLATING),
              *((m, "uniform") for m in _INTERPOLATION_MODIFIERS),
              *((p, m) for p in ("point", "line", "lineadj", "triangle", "triangleadj") for m in _INTERPOLATION_MODIFIERS))

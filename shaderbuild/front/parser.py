@@ -42,6 +42,61 @@ OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", 
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11}   # '\n' is 10, not 'n'
+def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
+    """clang's checks of an overloaded operator (a member: `this` is its first operand)."""
+    if static:
+        raise error(f"overloaded '{fn.name}' cannot be a static member function", fn.loc)
+    op = fn.name[len("operator"):]
+    if op in ("[]", "()"):
+        return
+    n = len(fn.params) + 1
+    kinds = {"!": ("unary", (1,)), "~": ("unary", (1,))}
+    kind, allowed = kinds.get(op, ("unary or binary", (1, 2)) if op in ("+", "-", "*", "&") else ("binary", (2,)))
+    if n not in allowed:
+        raise error(f"overloaded '{fn.name}' must be a {kind} operator (has {n} parameter{'s' * (n != 1)})", fn.loc)
+
+
+_MULTI_CHAR = "unsupported style of char literal - use a single-character char-based literal"
+
+
+def _char_value(t: Token) -> int:
+    """A character literal's value, C's escapes read as clang's LiteralSupport.cpp does: `\\x` takes every hex
+    digit after it, an octal escape up to three digits, and one char's value must fit in 8 bits.  DXC makes
+    the (signed) char a uint, so an escape above 0x7f is sign-extended."""
+    body = t.text[1:-1]
+    if not body:
+        raise error("empty character constant", t.loc)
+    if body[0] != "\\":
+        if len(body) > 1:                       # 'ab': C's implementation-defined int
+            raise error(_MULTI_CHAR, t.loc)
+        return ord(body)
+    e = body[1:]
+    at = SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1)      # clang points at the escape
+    if e[:1] == "x":
+        n = 1
+        while n < len(e) and e[n] in "0123456789abcdefABCDEF":
+            n += 1
+        if n == 1:
+            raise error("\\x used with no following hex digits", at)
+        what = "hex"
+        value = int(e[1:n], 16)
+    elif e[:1] in tuple("01234567"):
+        n = 1
+        while n < min(3, len(e)) and e[n] in "01234567":
+            n += 1
+        what = "octal"
+        value = int(e[:n], 8)
+    else:
+        n = 1
+        what = ""
+        value = _CHAR_ESCAPES.get(e[:1], ord(e[:1] or "\\"))
+    if n < len(e):
+        raise error(_MULTI_CHAR, t.loc)
+    if value > 0xFF:
+        raise error(f"{what} escape sequence out of range", at)
+    return value - 0x100 + (1 << 32) if value > 0x7F else value
+
+
 _UNSIGNED_RE = r"^(int|int16_t|int32_t|int64_t|min16int)((?:[1-4](?:x[1-4])?)?)$"    # compiled when first met
 _UNSIGNED_OF = {"int": "uint", "int16_t": "uint16_t", "int32_t": "uint32_t", "int64_t": "uint64_t",
                 "min16int": "min16uint"}
@@ -291,14 +346,18 @@ class Parser:
         except CompileError as e:
             self.errors.extend(e.diagnostics)
             self.depth = depth
-            self.synchronize(start, top_level, e.diagnostics[0].message.startswith("expected ';'"))
+            message = e.diagnostics[0].message
+            self.synchronize(start, top_level, message.startswith("expected ';'"),
+                             message.startswith("expected '{' to begin the"))
             return None
 
-    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False) -> None:
+    def synchronize(self, start: int, top_level: bool, missing_semicolon: bool = False,
+                    missing_brace: bool = False) -> None:
         """Skip from the item that began at token `start` to just past its end: a ';' or a '}' that closes
         a '{' the item opened, at the item's own nesting level and not before the error.  A '}' the item
         did not open ends the enclosing block: stop before it (at top level it is a stray token, skipped).
-        A ';' missing at the end of a line is taken as written: the next line starts the next item."""
+        A ';' missing at the end of a line is taken as written: the next line starts the next item; a body's
+        missing '{' too (`struct S float x; };`): the item ends after the '}' that closes the body."""
         err = self.pos
         toks = self.toks
         if err == start and toks[start].text in (")", "]", "}") and toks[start].kind is TokKind.PUNCT:
@@ -321,10 +380,15 @@ class Parser:
                         if not stack and t.text == "}" and i >= err:
                             self.pos = i + 1
                             return
+                    elif t.text == "}" and missing_brace and i >= err:
+                        self.pos = i + 1
+                        if toks[i + 1].is_punct(";"):
+                            self.pos += 1
+                        return
                     elif t.text == "}" and not top_level and i >= err:
                         self.pos = i
                         return
-                elif t.text == ";" and not stack and i >= err:
+                elif t.text == ";" and not stack and i >= err and not missing_brace:
                     self.pos = i + 1
                     return
             i += 1
@@ -429,7 +493,22 @@ class Parser:
                 return self.using()
             if t.text == "template":
                 return self.template_decl(attrs)
+            if t.text == "static_assert" and self.peek().is_punct("("):
+                return [self.static_assert()]
         return self.declaration(attrs, top_level=True)
+
+    def static_assert(self) -> ast.StaticAssert:
+        loc = self.advance().loc
+        self.expect("(", "after 'static_assert'")
+        cond = self.assignment()
+        message = None
+        if self.accept(","):
+            if self.tok.kind is not TokKind.STRING:
+                self.fail("expected string literal")
+            message = self.advance().text
+        self.expect(")", "to close 'static_assert'")
+        self.expect(";", "after static_assert")
+        return ast.StaticAssert(loc, cond, message)
 
     def namespace(self) -> list[ast.Node]:
         """namespace N { declarations }: their names become N::name (the sema resolves unqualified ones
@@ -510,6 +589,8 @@ class Parser:
                 values[name] = vt
             else:
                 self.fail("expected 'typename' or an integer type for a template parameter")
+            if params[-1] in params[:-1]:
+                raise error(f"declaration of '{params[-1]}' shadows template parameter", self.toks[self.pos - 1].loc)
             if self.accept("="):
                 defaults[params[-1]] = self.template_arg()
             elif defaults:
@@ -1089,6 +1170,8 @@ class Parser:
                               fname.loc)
             if self.at("("):
                 fn = self.function(ftype, fname, attrs, quals)
+                if fname.text.startswith("operator"):
+                    _check_operator_arity(fn, "static" in quals)
                 if "static" in quals and templated:     # one global S<args>::name per instance (sema)
                     sd.static_methods.append(fn)
                 elif "static" in quals and self.depth == 0:     # a static member function is a global S::name
@@ -1099,6 +1182,8 @@ class Parser:
                 else:
                     sd.methods.append(fn)
                 continue
+            if "static" in quals and self.depth > 0:
+                raise error(f"static data member '{fname.text}' not allowed in local class '{name}'", fname.loc)
             while True:
                 d = self.declarator(ftype, fname, attrs, quals, field=True)
                 if "static" in quals and templated:
@@ -1325,6 +1410,14 @@ class Parser:
                 value = None if self.at(";") else self.expression()
                 self.expect(";", "after return statement")
                 return ast.ReturnStmt(loc, value)
+            if kw in ("case", "default"):       # a switch section's labels are read by switch()
+                raise error(f"'{kw}' statement not in switch statement", loc)
+            if kw == "goto" or self.peek().is_punct(":"):      # as DXC's ParseStmt.cpp: both refused
+                raise error(f"{'goto' if kw == 'goto' else 'label'} is unsupported in HLSL", loc)
+            if kw == "else":
+                raise error("expected expression", loc)
+            if kw == "static_assert" and self.peek().is_punct("("):
+                return self.decl_statement()
             if self.starts_declaration():
                 spec = next((a for a in attrs if a.name == "vk::constant_id"), None)
                 if spec is not None:
@@ -1345,6 +1438,8 @@ class Parser:
             d = self.enum_decl()
             self.expect(";")
             return ast.DeclStmt(loc, [d])
+        if self.at("static_assert"):
+            return ast.DeclStmt(loc, [self.static_assert()])
         decls = self.declaration([], top_level=False)
         return ast.DeclStmt(loc, self.take_hoisted(decls))  # type: ignore[arg-type]  # no functions below top level
 
@@ -1514,17 +1609,19 @@ class Parser:
             self.advance()
             digits = t.text.rstrip("uUlL")
             hexadecimal = digits[:2].lower() == "0x"
-            if hexadecimal:
-                valid = len(digits) > 2 and _HEX_DIGITS.issuperset(digits[2:])
+            binary = digits[:2].lower() == "0b"         # the lexer made only 0/1 digits one INT token
+            if hexadecimal or binary:
+                valid = len(digits) > 2 and (_HEX_DIGITS.issuperset(digits[2:]) if hexadecimal else True)
             else:
                 valid = bool(digits) and (_OCTAL_DIGITS if digits[0] == "0" else _DECIMAL_DIGITS).issuperset(digits)
             if not valid:
                 raise error(f"invalid integer literal '{t.text}'", t.loc)
             if len(digits) > 24:
                 raise error("integer literal is too large to be represented in any integer type", t.loc)
-            value = int(digits, 16) if hexadecimal else (int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
+            value = int(digits, 16) if hexadecimal else int(digits[2:], 2) if binary else (
+                int(digits, 8) if len(digits) > 1 and digits[0] == "0" else int(digits))
             return ast.IntLit(t.loc, value, t.text[len(digits):].lower(),
-                              not hexadecimal and not (len(digits) > 1 and digits[0] == "0"))
+                              not hexadecimal and not binary and not (len(digits) > 1 and digits[0] == "0"))
         if t.kind is TokKind.FLOAT:
             self.advance()
             # the lexer makes FLOAT tokens only of well-formed literals (its _FLOAT): digits, then a suffix or not
@@ -1534,7 +1631,8 @@ class Parser:
                 self.advance()          # `1.#INF`: DXC's legacy spelling of infinity
                 self.advance()
                 return ast.FloatLit(t.loc, float("inf"), "")
-            return ast.FloatLit(t.loc, float(t.text[:len(t.text) - len(suffix)]), suffix.lower())
+            body = t.text[:len(t.text) - len(suffix)]
+            return ast.FloatLit(t.loc, float.fromhex(body) if body[:2] in ("0x", "0X") else float(body), suffix.lower())
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
@@ -1544,12 +1642,8 @@ class Parser:
             return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
-            body = t.text[1:-1]
-            if len(body) > 1 and not body.startswith("\\"):      # 'ab': C's implementation-defined int
-                raise error("unsupported style of char literal - use a single-character char-based literal", t.loc)
-            if body.startswith("\\"):
-                return ast.IntLit(t.loc, _CHAR_ESCAPES.get(body[1:], ord(body[-1])), "")
-            return ast.IntLit(t.loc, ord(body) if body else 0, "")
+            value = _char_value(t)
+            return ast.IntLit(t.loc, value, "u" if value > 0xFF else "")
         if t.kind is TokKind.IDENT:
             if t.text in ("true", "false"):
                 self.advance()

@@ -463,6 +463,8 @@ def _int_value(tok: Token) -> tuple[int, bool]:
     try:
         if digits[:2] in ("0x", "0X"):
             v = int(digits[2:], 16)
+        elif digits[:2] in ("0b", "0B"):
+            v = int(digits[2:], 2)
         elif len(digits) > 1 and digits[0] == "0":
             v = int(digits, 8)
         else:
@@ -1015,6 +1017,7 @@ class _Preprocessor:
         c = f.conds[-1]
         if c.seen_else:
             raise error("#else after #else", line[1].loc)
+        self.end_of_directive(line, c)
         c.seen_else = True
         c.active = c.parent_active and not c.taken
         c.taken = True
@@ -1022,7 +1025,14 @@ class _Preprocessor:
     def do_endif(self, f: _Frame, line: list[Token]) -> None:
         if not f.conds:
             raise error("#endif without #if", line[1].loc)
+        self.end_of_directive(line, f.conds[-1])
         f.conds.pop()
+
+    def end_of_directive(self, line: list[Token], c: _Cond) -> None:
+        """#else and #endif take no argument: what follows is ignored, with clang's warning (not inside a
+        skipped group, which clang lexes raw)."""
+        if len(line) > 2 and c.parent_active:
+            self.warn(f"extra tokens at end of #{line[1].text} directive", line[2].loc)
 
     def eval_if(self, line: list[Token]) -> bool:
         directive = line[1]
@@ -1062,6 +1072,8 @@ class _Preprocessor:
             seg, f.pending = f.pending, None
             self.exp.expand(seg, self.out)  # reports the unterminated call
         name, angled, name_tok, extra = self.include_name(line)
+        if not name:
+            raise error("empty filename", name_tok.loc)
         if extra:
             self.warn("extra tokens at end of #include directive", extra.loc)
         if len(self.frames) > self.limits.max_include_depth:

@@ -162,8 +162,9 @@ def test_single_token_kind() -> None:
 # characters have their own alternatives so that every position matches something.
 _INT_SUFFIX = r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?"
 _EXP = r"[eE][+-]?[0-9]+"
-_FLOAT = rf"(?:[0-9]+\.[0-9]*(?:{_EXP})?|\.[0-9]+(?:{_EXP})?|[0-9]+{_EXP})[fFhHlL]?"
-_INT = rf"(?:0[xX][0-9a-fA-F]+|[0-9]+){_INT_SUFFIX}"
+_HEX_FLOAT = r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"     # C99's, as clang reads
+_FLOAT = rf"(?:{_HEX_FLOAT}|[0-9]+\.[0-9]*(?:{_EXP})?|\.[0-9]+(?:{_EXP})?|[0-9]+{_EXP})[fFhHlL]?"
+_INT = rf"(?:0[xX][0-9a-fA-F]+|0[bB][01]+|[0-9]+){_INT_SUFFIX}"
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
 _CHAR = r"'(?:[^'\\\n]|\\.)*'"
 _TOKEN = "|".join((
@@ -219,7 +220,7 @@ def test_scanner_tokens_equal_the_master_pattern(seed: int) -> None:
 
     rng = random.Random(seed)
     compared = 0
-    alphabet = ["a", "x", "e", "E", "p", "f", "h", "l", "L", "u", "U", "_", "0", "1", "9", ".", "+", "-", "/", "*",
+    alphabet = ["a", "x", "e", "E", "p", "f", "h", "l", "L", "u", "U", "_", "0", "1", "9", ".", "+", "-", "/", "*", "b",
                 "\"", "'", "\\", "\n", " ", "\t", "<", ">", "=", "#", ":", "@", "\x01", "é", "0x", "1.", "1e", "/*",
                 "*/", "//", "...", "<<=", "\\\"", "\\'"]
     for _ in range(3000):

@@ -59,6 +59,7 @@ class SemaBase:
         funcs: list[FuncInfo]
         subobjects: list[ir.Subobject]          # state-object subobjects (sema/subobjects.py)
         methods: dict[str, dict[str, list[FuncInfo]]]
+        saw_using: bool
         fn: ir.Function | None
         fn_info: FuncInfo | None
         fn_return_type: ir.Type

@@ -137,6 +137,15 @@ class ExprLowering(HeapLowering, SemaBase):
         self.sink.warning(msg, loc)
 
     def undeclared(self, name: str, loc: SourceLoc) -> CompileError:
+        if name == "this":          # (a method's `this` is a declared name)
+            return error("invalid use of 'this' outside of a non-static member function", loc)
+        owner, _, member = name.rpartition("::")
+        st = self.types.named.get(owner) if owner else None
+        if isinstance(st, ir.Struct):       # `S::a`, `S::f()` name members that need an object (clang's words)
+            if any(f.name == member for f in st.fields):
+                return error(f"invalid use of non-static data member '{member}'", loc)
+            if member in self.methods.get(owner, {}):
+                return error("call to non-static member function without an object argument", loc)
         import difflib  # only for this error's hint: ~1 ms of every cold start otherwise
 
         from ...ir.intrinsics import INTRINSICS, SPECIAL
@@ -431,6 +440,8 @@ class ExprLowering(HeapLowering, SemaBase):
 
     def rv_Name(self, e: ast.Name) -> ir.Expr:
         sym = self.scope.lookup(e.name)
+        if self.saw_using and sym is not None and self.scope.ambiguous(e.name):
+            raise error(f"reference to '{e.name}' is ambiguous", e.loc)
         if sym is None and "::" in e.name:
             sym = self.scope.lookup(e.name.split("::")[-1])
         if isinstance(sym, EnumConstSymbol):
@@ -597,6 +608,10 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e.operand, ast.TypeRef):
             t = self.resolve_type(e.operand, e.dims)
         else:
+            if isinstance(e.operand, ast.Member):
+                owner = self.peek_type(e.operand.base)
+                if isinstance(owner, ir.Struct) and e.operand.name in self.bitfields.get(owner.name, {}):
+                    raise error("invalid application of 'sizeof' to bit-field", e.operand.loc)
             with self.collect([]):            # sizeof does not evaluate its operand
                 operand = self.rvalue(e.operand)
             t = operand.type
@@ -1060,7 +1075,7 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
             return self.bitfield_place(base, t, self.bitfields[t.name][name])
         if isinstance(t, ir.Struct):
-            i = _field_index(t, name, loc)
+            i = _field_index(t, name, loc, self.methods)
             return ir.FieldRef(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)
@@ -1097,7 +1112,7 @@ class ExprLowering(HeapLowering, SemaBase):
             # a ConstantBuffer<T> held by a local (from a descriptor heap): its members are the block's
             if for_write:
                 raise error(f"cannot assign to a member of '{t}'", loc)
-            i = _field_index(t.elem, name, loc)
+            i = _field_index(t.elem, name, loc, self.methods)
             return ir.FieldRef(base, i, t.elem.fields[i].type)
         if isinstance(t, ir.Resource):
             info = KINDS.get(t.kind)
@@ -1132,7 +1147,7 @@ class ExprLowering(HeapLowering, SemaBase):
             b = self.bitfields[t.name][name]
             return self.bitfield_value(ir.Extract(base, b.unit, t.fields[b.unit].type), b)
         if isinstance(t, ir.Struct):
-            i = _field_index(t, name, loc)
+            i = _field_index(t, name, loc, self.methods)
             return ir.Extract(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)
@@ -1197,6 +1212,9 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(e, ast.Comma):
             for x in e.exprs:
                 self.effect(x)
+            return
+        if isinstance(e, ast.Cast) and e.type.name == "void" and not e.dims:    # `(void)x;` (C++, and DXC)
+            self.effect(e.operand)
             return
         v = self.call(e) if isinstance(e, ast.CallExpr) else self.rvalue(e)    # (a discarded RayQuery result too)
         if isinstance(v, (ir.Call, ir.Intrinsic)):
@@ -1263,10 +1281,12 @@ def scatter(places: list[ir.Expr]) -> Callable[[ir.Expr, SourceLoc | None], list
     return write_back
 
 
-def _field_index(t: ir.Struct, name: str, loc: SourceLoc) -> int:
+def _field_index(t: ir.Struct, name: str, loc: SourceLoc, methods: dict[str, dict]) -> int:
     try:
         return t.field_index(name)
     except KeyError:
+        if name in methods.get(t.name, {}):     # `s.f` without a call
+            raise error("reference to non-static member function must be called", loc) from None
         raise error(f"no member named '{name}' in '{t}'", loc) from None
 
 

@@ -69,7 +69,7 @@ from .typeresolve import unsized_value_array as _unsized_value_array
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
     from .bitfields import WriteBack
@@ -153,6 +153,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
+        self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
+        self.saw_using = False
         self.fn: ir.Function | None = None
         self.fn_info: FuncInfo | None = None
         self.fn_return_type: ir.Type = ir.VOID
@@ -258,7 +260,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def declare(self, name: str, sym, loc: SourceLoc) -> None:
         prev = self.scope.names.get(name)
         if isinstance(prev, TypeSymbol) and not isinstance(sym, TypeSymbol | None):
-            prev = None     # a variable named like a type hides it (C++); types resolve through self.types
+            if id(prev) in self.typedef_symbols:
+                raise error(f"redefinition of '{name}' as different kind of symbol", loc)
+            prev = None     # a variable named like a struct hides it (C++); types resolve through self.types
         if prev is not None:
             prev_loc = self.decl_locs.get(id(prev))
             notes = [Diagnostic("note", "previous definition is here", prev_loc)] if prev_loc else []
@@ -509,11 +513,27 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if major is not None:
                 self.typedef_major[d.name] = major
             self.types.named[d.name] = t
-            self.declare(d.name, TypeSymbol(t), d.loc)
+            sym = TypeSymbol(t)
+            self.declare(d.name, sym, d.loc)
+            self.typedef_symbols.add(id(sym))
         elif isinstance(d, ast.EnumDecl):
             self.enum(d)
         elif isinstance(d, ast.UsingDirective):
             self.scope.used.append(d.prefix)
+            self.saw_using = True       # (rv_Name then checks for ambiguous names)
+        elif isinstance(d, ast.StaticAssert):
+            self.static_assert(d)
+
+    def static_assert(self, d: ast.StaticAssert) -> None:
+        """clang's messages: a false condition at the keyword, one that is not constant at the expression."""
+        try:
+            value = self.const_int(d.cond)
+        except CompileError as e:
+            if e.diagnostics[0].message.startswith("expression is not an integer constant expression"):
+                raise error("static_assert expression is not an integral constant expression", d.cond.loc) from None
+            raise
+        if not value:
+            raise error("static_assert failed" + (f" {d.message}" if d.message else ""), d.loc)
 
     def check_builtin_typedef(self, d: ast.TypedefDecl, t: ir.Type) -> None:
         """A typedef may name a built-in type again only as that same type (`typedef uint dword;`), as in DXC;
@@ -546,6 +566,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         unit: list = []         # the open bit-field unit (add_bitfield)
         for f in d.fields:
             report_modifiers(f.qualifiers, FIELD, f.loc, self.errors)
+            if f.name == d.name:
+                self.errors.append(Diagnostic("error", f"member '{f.name}' has the same name as its class", f.loc))
             if f.bitfield is not None:
                 if f.name and f.name in names:
                     raise error(f"duplicate member '{f.name}'", f.loc)
@@ -575,9 +597,17 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
             self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
         self.declare(d.name, TypeSymbol(st), d.loc)
+        own_fields = {f.name for f in d.fields}
         for m in d.methods:
+            if m.name in own_fields:
+                self.errors.append(Diagnostic("error", f"duplicate member '{m.name}'", m.loc))
+                continue
             info = self.function_decl(m, method_of=st)
-            self.methods.setdefault(d.name, {}).setdefault(m.name, []).append(info)
+            overloads = self.methods.setdefault(d.name, {}).setdefault(m.name, [])
+            if any(f.param_types == info.param_types for f in overloads):     # (C++: even a declaration)
+                self.errors.append(Diagnostic("error", "class member cannot be redeclared", m.loc))
+                continue
+            overloads.append(info)
         if isinstance(base, ir.Struct):
             self.struct_bases[d.name] = base.name
         if isinstance(base, ir.Struct):     # a method the derived struct declares hides base methods of its name
@@ -635,6 +665,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     def enum(self, d: ast.EnumDecl) -> None:
         t = self.types.resolve(d.underlying) if d.underlying is not None else ir.INT
+        if d.underlying is not None and not (isinstance(t, ir.Scalar) and not t.is_float):
+            raise error(f"non-integral type '{t}' is an invalid underlying type", d.underlying.loc)
         if d.name:
             self.types.named[d.name] = t
         next_value = 0
@@ -1078,8 +1110,20 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             direction = _param_direction(p)
             if direction != "in" and p.type.name in ("ConstantBuffer", "TextureBuffer"):
                 raise error(f"a '{p.type.name}' parameter cannot be '{direction}': the buffer is read-only", p.loc)
+            if t == ir.VOID:        # clang's order of checks (`f(void)` has no parameters: the parser drops it)
+                message = ("'void' must be the first and only parameter if specified" if len(d.params) > 1
+                           else "argument may not have 'void' type" if not p.name.startswith("<unnamed")
+                           else "'void' as parameter must not have type qualifiers")
+                self.errors.append(Diagnostic("error", message, p.loc))
             ptypes.append(t)
             pdirs.append(direction)
+        self.check_default_arguments(d)
+        if d.body is None:      # (a definition's parameters are declared in its body's scope: redefinition there)
+            seen: set[str] = set()
+            for p in d.params:
+                if p.name in seen:      # (an unnamed one's placeholder names its position: never seen twice)
+                    self.errors.append(Diagnostic("error", f"redefinition of parameter '{p.name}'", p.loc))
+                seen.add(p.name)
         rt = self.resolve_type(d.return_type, d.return_dims)
         if "globallycoherent" in d.qualifiers:
             self.check_type_qualifiers(("globallycoherent",), rt, d.return_type.loc)
@@ -1095,10 +1139,18 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 if f.param_types == key_types and all(a == b or None in (a, b) for a, b in zip(f.param_spellings, spellings)):
                     if f.return_type != rt:
                         raise error("functions that differ only in their return type cannot be overloaded", d.loc)
+                    if "static" in d.qualifiers and "static" not in f.decl.qualifiers:
+                        raise error(f"static declaration of '{d.name}' follows non-static declaration", d.loc)
                     if d.body is not None and f.defined:
                         raise error(f"redefinition of '{d.name}'", d.loc,
                                     [Diagnostic("note", "previous definition is here", f.decl.loc)])
                     if d.body is not None:
+                        for p, before in zip(d.params, f.decl.params):
+                            if p.init is not None and before.init is not None:     # (even to the same value)
+                                self.errors.append(Diagnostic("error", "redefinition of default argument",
+                                                              p.init.loc))
+                            elif before.init is not None:   # the declaration's default stands for the definition
+                                p.init = before.init
                         # attributes of the earlier declaration carry over (clang's inherited attributes:
                         # `[numthreads(8, 1, 1)] void main();` then the definition)
                         written = {a.name for a in d.attributes}
@@ -1117,6 +1169,23 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 self.decl_locs[id(sym)] = d.loc
         self.funcs.append(info)
         return info
+
+    def check_default_arguments(self, d: ast.FuncDecl) -> None:
+        """Every parameter after one with a default argument has one too (clang's CheckCXXDefaultArguments);
+        a default argument names no parameter (it is evaluated where the call is)."""
+        for k, p in enumerate(d.params):
+            if p.init is not None:
+                earlier = {q.name for q in d.params[:k + 1]}
+                used = next((n for n in _names_in(p.init) if n.name in earlier), None)
+                if used is not None:
+                    self.errors.append(Diagnostic("error", f"default argument references parameter '{used.name}'",
+                                                  used.loc))
+        given = [p.init is not None for p in d.params]
+        if True in given:
+            for p in d.params[given.index(True):]:
+                if p.init is None:
+                    self.errors.append(Diagnostic("error", f"missing default argument on parameter '{p.name}'",
+                                                  p.loc))
 
     def function_body(self, info: FuncInfo) -> None:
         with self.namespace_scope(info.decl.namespaces):
@@ -1221,7 +1290,16 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
-            self.func_templates.setdefault(d.name, []).append(d)
+            same = self.func_templates.setdefault(d.name, [])
+            signature = _template_signature(d)
+            for k, t in enumerate(same):
+                if _template_signature(t) == signature:
+                    if t.body is not None and d.body is not None:
+                        raise error(f"redefinition of '{d.name}'", d.loc)
+                    if d.body is not None:      # the definition of a template declared before
+                        same[k] = d
+                    return
+            same.append(d)
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:
             self.define_method(d)
         elif isinstance(d, ast.FuncDecl):
@@ -1600,6 +1678,42 @@ def _declared_names(d: ast.Node) -> list[str]:
     if isinstance(d, (ast.VarDecl, ast.FuncDecl, ast.StructDecl, ast.TypedefDecl)):
         return [d.name]
     return []
+
+
+def _names_in(e: ast.Expr) -> Iterator[ast.Name]:
+    """The unqualified names an expression reads (not through a member or a call's callee name)."""
+    if isinstance(e, ast.Name):
+        yield e
+    elif isinstance(e, ast.UnaryOp | ast.Cast):
+        yield from _names_in(e.operand)
+    elif isinstance(e, ast.BinaryOp):
+        yield from _names_in(e.lhs)
+        yield from _names_in(e.rhs)
+    elif isinstance(e, ast.Conditional):
+        for x in (e.cond, e.true, e.false):
+            yield from _names_in(x)
+    elif isinstance(e, ast.Comma | ast.InitList):
+        for x in (e.exprs if isinstance(e, ast.Comma) else e.items):
+            yield from _names_in(x)
+    elif isinstance(e, ast.CallExpr):
+        for x in e.args:
+            yield from _names_in(x)
+    elif isinstance(e, ast.Member):
+        yield from _names_in(e.base)
+    elif isinstance(e, ast.Index):
+        yield from _names_in(e.base)
+        yield from _names_in(e.index)
+
+
+def _template_signature(d: ast.FuncDecl) -> tuple:
+    """What makes two function templates the same one (their parameters' names do not): the parameter and
+    return types written, template parameters numbered by position."""
+    position = {name: f"#{k}" for k, name in enumerate(d.template_params or [])}
+
+    def spelled(t: ast.TypeRef) -> str:
+        args = ",".join(spelled(a) if isinstance(a, ast.TypeRef) else "?" for a in t.args)
+        return position.get(t.name, t.name) + (f"<{args}>" if t.args else "")
+    return (len(position), spelled(d.return_type), tuple((spelled(p.type), len(p.dims)) for p in d.params))
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

@@ -132,6 +132,8 @@ class Scope:
             if s.used:
                 used += tuple(reversed(s.used))
             s = s.parent
+        first: FuncSymbol | None = None
+        joined: list[FuncInfo] | None = None
         for prefix in used:         # (namespace members are declared in the global scope)
             s = self
             while s is not None:
@@ -139,9 +141,38 @@ class Scope:
                 if sym is not None:
                     if isinstance(sym, ErrorSymbol):
                         raise ErrorReported()
-                    return sym
+                    if first is None:
+                        if not isinstance(sym, FuncSymbol):
+                            return sym
+                        first = sym
+                    elif isinstance(sym, FuncSymbol) and sym is not first:    # C++: the overload sets join
+                        joined = (joined or list(first.overloads)) + sym.overloads
+                    break
                 s = s.parent
-        return None
+        return FuncSymbol(joined) if joined is not None else first
+
+    def ambiguous(self, name: str) -> list[str]:
+        """The namespaces (two or more) whose different `name`s a lookup reaches only through using-directives
+        (clang's ambiguous reference; overloads of several namespaces join, so functions are not); [] else."""
+        s: Scope | None = self
+        used: tuple[str, ...] = ()
+        while s is not None:
+            if s.names.get(name) is not None or any(s.names.get(p + name) is not None for p in s.prefixes):
+                return []
+            used += tuple(reversed(s.used))
+            s = s.parent
+        found: dict[int, tuple[str, Symbol]] = {}
+        for prefix in used:
+            s = self
+            while s is not None:
+                sym = s.names.get(prefix + name)
+                if sym is not None:
+                    found.setdefault(id(sym), (prefix, sym))
+                    break
+                s = s.parent
+        if len(found) < 2 or all(isinstance(sym, FuncSymbol) for _, sym in found.values()):
+            return []
+        return [prefix for prefix, _ in found.values()]
 
     def global_lookup(self, name: str) -> Symbol | None:
         chain = [self]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from ... import ir
-from ...diagnostics import CompileError, error
+from ...diagnostics import CompileError, Diagnostic, error
 from .. import ast
 from ..attributes import check_statement_attributes, misplaced_statement_attributes
 from ..modifiers import LOCAL, report_modifiers
@@ -340,8 +340,15 @@ class StmtLowering(SemaBase):
         has_default = False
         self.switch_depth += 1
         self.push_scope()
+        bypassed: ast.VarDecl | None = None      # a local initialized in an earlier section (C++ [stmt.dcl]p3)
         try:
             for labels, body in s.sections:
+                if bypassed is not None and labels:
+                    raise error("cannot jump from switch statement to this case label", labels[0].loc,
+                                [Diagnostic("note", "jump bypasses variable initialization", bypassed.loc)])
+                bypassed = next((d for st in body if isinstance(st, ast.DeclStmt) for d in st.decls
+                                 if isinstance(d, ast.VarDecl) and d.init is not None and "static" not in d.qualifiers),
+                                bypassed)
                 values = []
                 is_default = False
                 for lab in labels:
@@ -408,6 +415,13 @@ class StmtLowering(SemaBase):
             self.emit(ir.Return())
             return
         if isinstance(rt, ir.VoidType):
+            if isinstance(s.value, ast.CallExpr):
+                v = self.call(s.value)
+                if isinstance(v.type, ir.VoidType):     # `return f();` of a void f: C++ allows it, so does DXC
+                    if isinstance(v, (ir.Call, ir.Intrinsic)):
+                        self.emit(ir.Eval(v, s.value.loc))
+                    self.emit(ir.Return())
+                    return
             raise error(f"void function '{self.fn.name}' should not return a value", s.loc)
         if isinstance(rt, ir.RayQuery):
             from .rayquery import return_query
