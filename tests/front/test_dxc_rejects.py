@@ -73,7 +73,7 @@ REJECTED = {
         "ps_6_0", ["t.hlsl:1:50: 'b' overlaps 'a' in 'C': their packoffset/register reservations share bytes"]),
     "two_render_targets_0": (
         "struct O { float4 a : SV_Target0; float4 b : SV_Target0; };\nO main() { O o; o.a = 1; o.b = 2; return o; }\n",
-        "ps_6_0", ["t.hlsl:2:3: semantic 'SV_Target0' is used more than once for outputs"]),
+        "ps_6_0", ["t.hlsl:1:42: semantic 'SV_Target0' is used more than once for outputs"]),
     # modifiers on the wrong kind of declaration (front/modifiers.py, DXC's DiagnoseHLSLDecl)
     "misplaced_modifiers": (
         "struct S { const float a; nointerpolation float b; };\ntypedef uniform float UF;\nstatic uniform float g;\n"

@@ -192,9 +192,9 @@ def test_offset_unrolls_below_the_limit_compile(tmp_path) -> None:
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("src,semantic,index,line", [
     ("float4 main() : SV_Target8 { return 1; }\n", "SV_Target8", 8, 1),
-    ("struct O { float4 c[9] : SV_Target; };\nO main() { O o = (O)0; return o; }\n", "SV_Target", 8, 2),
+    ("struct O { float4 c[9] : SV_Target; };\nO main() { O o = (O)0; return o; }\n", "SV_Target", 8, 1),  # the member
     ("struct O { float4 a : SV_Target0; float4 c[2] : SV_Target7; };\nO main() { O o = (O)0; return o; }\n",
-     "SV_Target7", 8, 2),
+     "SV_Target7", 8, 1),
 ])
 def test_render_target_past_7_is_a_located_error(tmp_path, target: str, src: str, semantic: str, index: int,
                                                   line: int) -> None:

@@ -180,13 +180,13 @@ REJECTED = {
         ["t.hlsl:1:24: semantic 'SV_Target0' is used more than once for outputs"]),
     'target_and_target0_fields': (
         'struct O {\n    float4 a : SV_Target;\n    float4 b : SV_Target0;\n};\nO main() { O o = (O)0; return o; }\n', 'ps_6_0',
-        ["t.hlsl:5:3: semantic 'SV_Target0' is used more than once for outputs"]),
+        ["t.hlsl:3:12: semantic 'SV_Target0' is used more than once for outputs"]),
     'target_case_differs': (
         'void main(out float4 a : SV_Target1, out float4 b : SV_TARGET1) { a = 1; b = 2; }\n', 'ps_6_0',
         ["t.hlsl:1:49: semantic 'SV_TARGET1' is used more than once for outputs"]),
     'target_array_overlaps': (
         'struct O {\n    float4 a[2] : SV_Target0;\n    float4 b : SV_Target1;\n};\nO main() { O o = (O)0; return o; }\n', 'ps_6_0',
-        ["t.hlsl:5:3: output semantic 'SV_Target1' has overlapping semantic index 1"]),
+        ["t.hlsl:3:12: output semantic 'SV_Target1' has overlapping semantic index 1"]),
     'target_array_overlaps_array': (
         'void main(out float4 a[2] : SV_Target1, out float4 b[2] : SV_Target2) { a = (float4[2])0; b = (float4[2])0; }\n', 'ps_6_0',
         ["t.hlsl:1:52: output semantic 'SV_Target2' has overlapping semantic index 2"]),

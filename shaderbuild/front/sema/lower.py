@@ -128,6 +128,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
         self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
         self.payload_access: list[tuple[ir.Struct, tuple[dict[str, tuple[str, ...]], ...]]] = []   # Module's
+        self.field_locs: dict[ir.Struct, tuple[SourceLoc | None, ...]] = {}     # Module's
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -569,6 +570,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                                          per_primitive=any(a.name == "vk::perprimitive" for a in f.attributes)))
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
+        member_locs = dict(zip((f.name for f in fields), self.field_locs.get(base, ()))) if isinstance(base, ir.Struct) else {}
+        member_locs.update((f.name, f.loc) for f in d.fields)
+        self.field_locs[st] = tuple(member_locs.get(f.name) for f in st.fields)
         if bits:
             self.bitfields[d.name] = bits
         self.types.named[d.name] = st
@@ -1345,6 +1349,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
         module.payload_access = self.payload_access
+        module.field_locs = self.field_locs
         if library and self.subobjects:      # names the hit groups and associations refer to
             from .subobjects import check_exports, check_shader_config
 
