@@ -469,7 +469,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if dims:
                 raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
-            raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
+            extra = dims[MAX_ARRAY_DIMENSIONS]      # the first dimension past the limit
+            raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})",
+                        ref.loc if extra is None else extra.loc)
         if dims and isinstance(t, ir.VoidType):
             raise error("array has incomplete element type 'void'", ref.loc)
         total = 1
@@ -750,7 +752,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 t = init.type
                 # not a constant (or it depends on a specialisation constant): computed when the shader
                 # starts (as DXC does)
-                runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
+                # (or it reads a function's parameter or local: a static local's initializer)
+                runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) or (
+                    isinstance(x, ir.VarRef) and x.var.storage is ir.Storage.FUNCTION) for x in ir.walk_expr(init))
                 if runtime:
                     if local_static:
                         raise error("a static local variable needs a constant initializer", d.init.loc)
@@ -1431,7 +1435,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 if numthreads[0] * numthreads[1] * numthreads[2] > 1024:
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
-                    raise error("numthreads Z value exceeds 64", a.loc)
+                    raise error("numthreads Z value exceeds 64", a.args[2].loc)
                 used = next((f.derivatives for f in self.reachable(info) if f.derivatives is not None), None)
                 nx, ny, nz = numthreads
                 if used is not None and (nx % 4 if ny == nz == 1 else nx % 2 or ny % 2):

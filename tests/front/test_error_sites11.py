@@ -1,0 +1,188 @@
+"""Diagnostic sites no other test reached (tests/error_sites.py lists them and records which a run reaches):
+each program here reaches one, and gets exactly one error at the offending token (issue 20's bar).
+
+A `$` in a source marks where the error must point; the test computes line:col from the marker's place in
+the text, so the expected location is never taken from the compiler.  Programs are our own."""
+
+from __future__ import annotations
+
+import pytest
+
+from shaderbuild.cli import main
+from shaderbuild.compiler import compile_file
+from shaderbuild.options import CompileOptions
+
+PS = "float4 main() : SV_Target { return 1; }\n"
+
+# name -> (source with one `$`, profile, message)
+CASES: dict[str, tuple[str, str, str]] = {
+    # declarations (front/sema/lower.py)
+    "array_of_void": ("float4 main() : SV_Target { $void a[2]; return 1; }\n", "ps_6_0",
+                      "array has incomplete element type 'void'"),
+    "too_many_array_dimensions": ("static float g" + "[1]" * 32 + "[$1][1];\n" + PS, "ps_6_0",
+                                  "too many array dimensions (34; the limit is 32)"),
+    "base_is_not_a_struct": ("struct S : $float4 { float x; };\n" + PS, "ps_6_0", "base type 'float4' is not a struct"),
+    "duplicate_member": ("struct S { float x; float $x; };\n" + PS, "ps_6_0", "duplicate member 'x'"),
+    "duplicate_bitfield_member": ("struct S { uint x : 4; uint $x : 4; };\n" + PS, "ps_6_0", "duplicate member 'x'"),
+    "unsized_local_array": ("float4 main() : SV_Target { float $a[]; return 1; }\n", "ps_6_0",
+                            "definition of variable 'a' with unsized array type 'float[]' is not allowed"),
+    "void_local": ("float4 main() : SV_Target { void $v; return 1; }\n", "ps_6_0",
+                   "variable 'v' has incomplete type 'void'"),
+    "static_local_from_a_parameter": (
+        "float4 main(float4 p : P) : SV_Target { static float4 v = $p; return v; }\n", "ps_6_0",
+        "a static local variable needs a constant initializer"),
+    "static_local_from_a_local": (
+        "float4 main() : SV_Target { float4 x = 1; static float4 v = x $* 2; return v; }\n", "ps_6_0",
+        "a static local variable needs a constant initializer"),
+    "const_without_initializer": ("float4 main() : SV_Target { const float $c; return c; }\n", "ps_6_0",
+                                  "const variable 'c' must be initialized"),
+    "extern_string": ('extern string $s = "a";\n' + PS, "ps_6_0",
+                      "string cannot be declared with 'extern' storage specifier"),
+    "overload_on_return_type_only": ("float f(float x) { return x; }\nint $f(float x) { return 1; }\n"
+                                     "float4 main() : SV_Target { return f(1); }\n", "ps_6_0",
+                                     "functions that differ only in their return type cannot be overloaded"),
+    "function_named_like_a_variable": ("float f;\nfloat $f(float x) { return x; }\n" + PS, "ps_6_0",
+                                       "redefinition of 'f' as a different kind of symbol"),
+    "typedef_of_a_template_name": ("typedef float $vector;\n" + PS, "ps_6_0",
+                                   "redefinition of 'vector' as different kind of symbol"),
+    "typedef_of_uint_as_int": ("typedef int $uint;\n" + PS, "ps_6_0",
+                               "typedef redefinition with different types ('int' vs 'uint')"),
+    "struct_named_Texture2D": ("struct $Texture2D { float a; };\n" + PS, "ps_6_0",
+                               "redefinition of 'Texture2D' as different kind of symbol"),
+    "out_of_line_method_return_type": ("struct S { float f(); };\nint S::$f() { return 1; }\n"
+                                       "float4 main() : SV_Target { S s; return s.f(); }\n", "ps_6_0",
+                                       "return type of out-of-line definition of 'f' differs from its declaration"),
+    "static_local_resource": ("Texture2D g;\nfloat4 main() : SV_Target { static Texture2D $t = g; return t.Load(0); }\n",
+                              "ps_6_0", "static local resources are not supported"),
+    "static_resource_of_another_type": ("Texture2D g;\nstatic Texture3D t = $g;\n"
+                                        "float4 main() : SV_Target { return t.Load(0); }\n", "ps_6_0",
+                                        "static resource 't' must be initialized with a global resource of type "
+                                        "'Texture3D<float4>'"),
+    # globals, cbuffers, push constants, specialisation constants
+    "uniform_unsized_array": ("float $g[];\nfloat4 main() : SV_Target { return g[0]; }\n", "ps_6_0",
+                              "definition of variable 'g' with unsized array type 'float[]' is not allowed"),
+    "cbuffer_unsized_field": ("cbuffer C { float $g[]; };\nfloat4 main() : SV_Target { return g[0]; }\n", "ps_6_0",
+                              "field 'g' has an unsized array type"),
+    "cbuffer_void_field": ("cbuffer C { void $g; };\n" + PS, "ps_6_0", "field 'g' has type 'void'"),
+    "assign_to_cbuffer_member": ("cbuffer C { float g; };\nfloat4 main() : SV_Target { $g = 1; return g; }\n",
+                                 "ps_6_0", "cannot assign to constant buffer member 'g'"),
+    "packoffset_names_b": ("cbuffer C { float4 a : $packoffset(b1); };\nfloat4 main() : SV_Target { return a; }\n",
+                           "ps_6_0", "packoffset must name a 'c' register, not 'b1'"),
+    "packoffset_component_q": ("cbuffer C { float a : $packoffset(c0.q); };\nfloat4 main() : SV_Target { return a; }\n",
+                               "ps_6_0", "invalid packoffset component '.q'"),
+    "packoffset_straddles": ("cbuffer C { float2 a : $packoffset(c0.w); };\n"
+                             "float4 main() : SV_Target { return a.xyxy; }\n", "ps_6_0",
+                             "packoffset(c0.w) makes 'a' straddle a 16-byte register"),
+    "push_constant_scalar": ("[[vk::push_constant]] float $f;\nfloat4 main() : SV_Target { return f; }\n", "ps_6_0",
+                             "[[vk::push_constant]] requires a struct or ConstantBuffer<T> variable, not 'float'"),
+    "push_constant_twice": ("struct P { float a; };\n[[vk::push_constant]] P x;\n[[vk::push_constant]] P $y;\n"
+                            "float4 main() : SV_Target { return x.a + y.a; }\n", "ps_6_0",
+                            "only one [[vk::push_constant]] block is allowed per shader"),
+    "spec_constant_local": ("float4 main() : SV_Target { [[$vk::constant_id(1)]] const int c = 1; return c; }\n",
+                            "ps_6_0", "[[vk::constant_id]] is only allowed on a global variable"),
+    "spec_constant_not_const": ("[[vk::constant_id(1)]] int $c = 1;\nfloat4 main() : SV_Target { return c; }\n",
+                                "ps_6_0", "specialization constant 'c' must be declared 'const' (and not 'static' or "
+                                "'groupshared')"),
+    "spec_constant_vector": ("[[vk::constant_id(1)]] const int2 $c = 1;\nfloat4 main() : SV_Target { return c.x; }\n",
+                             "ps_6_0", "specialization constant 'c' must have a scalar type (bool, int, uint, float, "
+                             "...), not 'int2'"),
+    "spec_constant_without_value": ("[[vk::constant_id(1)]] const int $c;\nfloat4 main() : SV_Target { return c; }\n",
+                                    "ps_6_0", "specialization constant 'c' requires an initializer (its default value)"),
+    "spec_constant_id_twice": ("[[vk::constant_id(1)]] const int a = 1;\n[[vk::constant_id($1)]] const int b = 2;\n"
+                               "float4 main() : SV_Target { return a + b; }\n", "ps_6_0",
+                               "specialization constant id 1 is already used by 'a'"),
+    "spec_constant_negative_id": ("[[vk::constant_id($-1)]] const int c = 1;\nfloat4 main() : SV_Target { return c; }\n",
+                                  "ps_6_0", "[[vk::constant_id]] takes one argument, a non-negative integer literal"),
+    # type qualifiers
+    "globallycoherent_texture": ("globallycoherent Texture2D $t;\nfloat4 main() : SV_Target { return t.Load(0); }\n",
+                                 "ps_6_0", "'globallycoherent' can only be applied to UAV objects"),
+    "reordercoherent_before_6_9": ("reordercoherent RWTexture2D<float4> $t;\n"
+                                   "float4 main() : SV_Target { return t[uint2(0, 0)]; }\n", "ps_6_0",
+                                   "reordercoherent requires SM 6.9 or later"),
+    "row_major_scalar": ("row_major float $f;\nfloat4 main() : SV_Target { return f; }\n", "ps_6_0",
+                         "'row_major' can only be used with a matrix type"),
+    "unorm_and_snorm": ("unorm snorm float $f;\nfloat4 main() : SV_Target { return f; }\n", "ps_6_0",
+                        "'unorm' and 'snorm' attributes are not compatible"),
+    "unorm_int_element": ("RWBuffer<$unorm int> b;\nfloat4 main() : SV_Target { return b[0]; }\n", "ps_6_0",
+                          "snorm and unorm qualifier can only be used on floating-point types"),
+    "groupshared_in_pixel": ("groupshared float g;\nfloat4 main() : SV_Target { return $g; }\n", "ps_6_0",
+                             "groupshared variable 'g' can only be used in compute, mesh and amplification shaders"),
+    "rov_in_vertex": ("RasterizerOrderedBuffer<float4> b;\nfloat4 main() : SV_Position { return $b[0]; }\n", "vs_6_0",
+                      "rasterizer-ordered view 'b' can only be used in pixel shaders"),
+    "rayquery_before_6_5": ("float4 main() : SV_Target { $RayQuery<0> q; return 1; }\n", "ps_6_3",
+                            "'RayQuery' requires shader model 6.5 or later (the profile is ps_6_3)"),
+    "rayquery_array": ("float4 main() : SV_Target { $RayQuery<0> q[2]; return 1; }\n", "ps_6_5",
+                       "arrays of 'RayQuery' are not supported"),
+    # entry points
+    "entry_overloaded": ("float4 main(float4 p : P) : SV_Target { return p; }\n"
+                         "float4 $main(int4 p : P) : SV_Target { return p; }\n", "ps_6_0",
+                         "entry point 'main' is overloaded"),
+    "numthreads_z_past_64": ("[numthreads(1, 1, $65)]\nvoid main() {}\n", "cs_6_0", "numthreads Z value exceeds 64"),
+    "compute_entry_returns": ("[numthreads(1, 1, 1)]\nuint $main() { return 1; }\n", "cs_6_0",
+                              "compute entry point 'main' must return void"),
+    "stream_outside_geometry": ("float4 main(inout PointStream<float4> $s) : SV_Target { return 1; }\n", "ps_6_0",
+                                "stream parameter 's' is only allowed in a geometry shader"),
+    "texture_entry_parameter": ("float4 main(Texture2D $t) : SV_Target { return 1; }\n", "ps_6_0",
+                                "object 'Texture2D<float4>' is not allowed in entry function parameters"),
+    "geometry_without_input": ("struct V { float4 p : SV_Position; };\n[maxvertexcount(1)]\n"
+                               "void $main(inout PointStream<V> s) { V v = (V)0; s.Append(v); }\n", "gs_6_0",
+                               "geometry entry point 'main' needs an input primitive parameter such as "
+                               "'triangle V input[3]'"),
+    "geometry_two_inputs": ("struct V { float4 p : SV_Position; };\n[maxvertexcount(1)]\n"
+                            "void main(point V a[1], point V $b[1], inout PointStream<V> s) { s.Append(a[0]); }\n",
+                            "gs_6_0", "a geometry shader has one input primitive parameter"),
+    # an entry struct's member: the member, not the entry (crash10's open location)
+    "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
+                                    "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",
+                                    "vs_6_0", "invalid semantic 'SV_Target' for vertex shader output"),
+    "member_clip_distance_matrix": ("struct VSOut {\n    float4 pos : SV_Position;\n    float3x3 $m : SV_ClipDistance;\n"
+                                    "};\nVSOut main(float4 p : POSITION) { VSOut o = (VSOut)0; o.pos = p; return o; }\n",
+                                    "vs_6_0", "semantic 'SV_ClipDistance' requires a float, float2, float3, float4 or "
+                                    "float[n], not 'float3x3'"),
+    "input_member_unknown_sv": ("struct I { float4 p : SV_Position; float4 $q : SV_Bogus; };\n"
+                                "float4 main(I i) : SV_Target { return i.p + i.q; }\n", "ps_6_0",
+                                "unknown system value semantic 'SV_Bogus'"),
+    "nested_member_used_twice": ("struct A { float4 $t : SV_Target0; };\nstruct O { float4 u : SV_Target0; A a; };\n"
+                                 "O main() { O o = (O)0; return o; }\n", "ps_6_0",
+                                 "semantic 'SV_Target0' is used more than once for outputs"),
+}
+
+# Vulkan-only rules: DXIL ignores [[vk::*]] attributes, and the program compiles there (checked below)
+SPIRV_ONLY = {"push_constant_twice"}
+
+
+def _marked(src: str) -> tuple[str, int, int]:
+    """The source without its `$`, and the marker's 1-based line and column."""
+    i = src.index("$")
+    before = src[:i]
+    return src[:i] + src[i + 1:], before.count("\n") + 1, i - before.rfind("\n")
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_located_error(name: str, target: str) -> None:
+    src, profile, message = CASES[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target=target), text=text)
+    if target == "dxil" and name in SPIRV_ONLY:
+        assert res.ok, res.diagnostics
+        return
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
+
+
+@pytest.mark.parametrize("name", ["member_semantic_wrong_stage", "too_many_array_dimensions",
+                                  "static_local_from_a_parameter", "typedef_of_a_template_name"])
+def test_command_line_exit_1_caret_and_no_output(tmp_path, capsys, name: str) -> None:
+    src, profile, message = CASES[name]
+    text, line, col = _marked(src)
+    path, out = tmp_path / "t.hlsl", tmp_path / "t.spv"
+    path.write_text(text)
+    assert main(["compile", str(path), "-T", profile, "-E", "main", "-o", str(out)]) == 1
+    assert not out.exists()
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"{path}:{line}:{col}: error: {message}"
+    assert err[1] == text.splitlines()[line - 1]
+    assert err[2] == " " * (col - 1) + "^"
+    assert "Traceback" not in "\n".join(err)
