@@ -76,14 +76,18 @@ class Recorder:
     """A pytest plugin: every Diagnostic made during the run, with the compiler frames that made it."""
 
     def __init__(self) -> None:
-        self.made: list[tuple[list[tuple[str, int]], object]] = []
+        self.made: list[tuple[list[tuple[str, int]], object, str]] = []
+        self.test = ""
+
+    def pytest_runtest_logstart(self, nodeid: str, location: object) -> None:
+        self.test = nodeid
 
     def pytest_configure(self, config) -> None:
         from shaderbuild.diagnostics import Diagnostic
 
         Diagnostic("note", "")               # the Record __init__ is generated on first use
         original = Diagnostic.__init__
-        made, root = self.made, str(ROOT) + "/"
+        made, root, rec = self.made, str(ROOT) + "/", self
 
         def init(d, *args, **kwargs) -> None:
             original(d, *args, **kwargs)
@@ -93,7 +97,7 @@ class Recorder:
                 if name.startswith(root):
                     frames.append((name[len(root):], f.f_lineno))
                 f = f.f_back
-            made.append((frames, d))
+            made.append((frames, d, rec.test))
 
         Diagnostic.__init__ = init  # type: ignore[method-assign]
 
@@ -108,16 +112,19 @@ def run(out: str, args: list[str]) -> int:
     for s in by_site.values():
         spans.setdefault(s["file"], []).append(s)
     hits: dict[str, dict] = {}
-    for frames, d in rec.made:
+    for frames, d, test in rec.made:
         sev = getattr(d, "severity", "")
         if sev == "note":
             continue
         for file, line in frames:
             for s in spans.get(file, ()):
                 if s["line"] <= line <= s["end"]:
-                    h = hits.setdefault(f"{file}:{s['line']}", {"count": 0, "unlocated": 0})
+                    h = hits.setdefault(f"{file}:{s['line']}", {"count": 0, "unlocated": 0, "tests": []})
                     h["count"] += 1
-                    h["unlocated"] += getattr(d, "loc", None) is None
+                    if getattr(d, "loc", None) is None:
+                        h["unlocated"] += 1
+                        if len(h["tests"]) < 3 and test not in h["tests"]:
+                            h["tests"].append(test)     # where to look
                     break
             else:
                 continue
@@ -130,15 +137,16 @@ def report(paths: list[str]) -> None:
     hits: dict[str, dict] = {}
     for p in paths:
         for k, v in json.loads(Path(p).read_text()).items():
-            h = hits.setdefault(k, {"count": 0, "unlocated": 0})
+            h = hits.setdefault(k, {"count": 0, "unlocated": 0, "tests": []})
             h["count"] += v["count"]
             h["unlocated"] += v["unlocated"]
+            h["tests"] += v.get("tests", [])
     all_sites = sites()
     missed = [s for s in all_sites if f"{s['file']}:{s['line']}" not in hits]
     print(f"{len(all_sites)} sites, {len(all_sites) - len(missed)} reached, {len(missed)} not reached")
     for k, v in sorted(hits.items()):
         if v["unlocated"]:
-            print(f"UNLOCATED {k} ({v['unlocated']} of {v['count']})")
+            print(f"UNLOCATED {k} ({v['unlocated']} of {v['count']}) {' '.join(v['tests'][:3])}")
     for s in missed:
         print(f"MISSED {s['file']}:{s['line']}  {s['severity']}  {s['message']}")
 

@@ -13,6 +13,7 @@ from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
 PS = "float4 main() : SV_Target { return 1; }\n"
+PB = "float4 main() : SV_Target {\n"       # a body from line 2
 
 # name -> (source with one `$`, profile, message)
 CASES: dict[str, tuple[str, str, str]] = {
@@ -131,6 +132,49 @@ CASES: dict[str, tuple[str, str, str]] = {
     "geometry_two_inputs": ("struct V { float4 p : SV_Position; };\n[maxvertexcount(1)]\n"
                             "void main(point V a[1], point V $b[1], inout PointStream<V> s) { s.Append(a[0]); }\n",
                             "gs_6_0", "a geometry shader has one input primitive parameter"),
+    # expressions and statements (front/sema/exprs.py, stmts.py); a call-level error points at the callee's
+    # name, as clang's; a subscript error at its bracket (clang's place too)
+    "integer_literal_too_large": (PB + "    uint64_t x = $123456789012345678901234567890; return 1;\n}\n", "ps_6_0",
+                                  "integer literal is too large to be represented in any integer type"),
+    "string_literal_in_code": (PB + '    float x = $"abc"; return 1;\n}\n', "ps_6_0",
+                               "string literals are not supported in shader code"),
+    "constant_index_out_of_bounds": (PB + "    float a[2] = {1, 2}; return a[$2];\n}\n", "ps_6_0",
+                                     "index 2 is out of bounds for type 'float[2]'"),
+    "negate_a_struct": ("struct S { float a; };\n" + PB + "    S s = (S)0; S t = $-s; return 1;\n}\n", "ps_6_0",
+                        "invalid argument type 'S' to unary operator '-'"),
+    "complement_a_float": (PB + "    float f = 1; return $~f;\n}\n", "ps_6_0",
+                           "invalid argument type 'float' to unary operator '~'"),
+    "logical_and_of_vectors": (PB + "    float2 a = 1, b = 1; return (a $&& b).xxxx;\n}\n", "ps_6_0",
+                               "operands for short-circuiting logical binary operator must be scalar, for non-scalar "
+                               "types use 'and'"),
+    "assign_to_a_literal": (PB + "    $1 = 2; return 1;\n}\n", "ps_6_0", "expression is not assignable"),
+    "subscript_a_struct": ("struct S { float a; };\n" + PB + "    S s = (S)0; return s$[0];\n}\n", "ps_6_0",
+                           "subscripted value of type 'S' is not an array, vector or matrix"),
+    "switch_on_a_float": (PB + "    float f = 1; switch ($f) { default: break; } return 1;\n}\n", "ps_6_0",
+                          "switch condition must be an integer, not 'float'"),
+    "two_default_labels": (PB + "    int i = 1; switch (i) { default: break; $default: break; } return 1;\n}\n",
+                           "ps_6_0", "multiple default labels in one switch"),
+    "if_on_a_struct": ("struct S { float a; };\n" + PB + "    S s = (S)0; if ($s) return 1; return 0;\n}\n", "ps_6_0",
+                       "value of type 'S' is not contextually convertible to 'bool'"),
+    "call_a_variable": (PB + "    float f = 1; return $f(2);\n}\n", "ps_6_0", "called object 'f' is not a function"),
+    "construct_float4_from_a_struct": ("struct S { float a; };\n" + PB + "    S s = (S)0; return float4($s);\n}\n",
+                                       "ps_6_0", "cannot use a value of type 'S' to construct 'float4'"),
+    "sincos_to_a_literal": (PB + "    float s; sincos(1.0, s, $2.0); return s;\n}\n", "ps_6_0",
+                            "cannot bind non-lvalue argument to out parameter of 'sincos'"),
+    "interlocked_original_to_a_literal": ("RWStructuredBuffer<uint> b;\n"
+                                          "[numthreads(1, 1, 1)] void main() { InterlockedAdd(b[0], 1, $5); }\n",
+                                          "cs_6_0", "cannot bind non-lvalue argument to out parameter of "
+                                          "'InterlockedAdd'"),
+    "interlocked_on_a_local": ("[numthreads(1, 1, 1)] void main() { uint x = 0; InterlockedAdd($x, 1); }\n", "cs_6_0",
+                               "the first argument of 'InterlockedAdd' must be a buffer element or groupshared "
+                               "variable"),
+    "transpose_of_a_scalar": (PB + "    return $transpose(1.0).xxxx;\n}\n", "ps_6_0",
+                              "transpose requires a matrix argument"),
+    "determinant_of_2x3": (PB + "    float2x3 m = 0; return $determinant(m);\n}\n", "ps_6_0",
+                           "determinant requires a square matrix argument"),
+    "countbits_of_a_float": (PB + "    return $countbits(1.5);\n}\n", "ps_6_0",
+                             "intrinsic 'countbits' requires integer arguments, not 'float'"),
+    "matrix_with_two_arguments": ("$matrix<float, 2> m;\n" + PS, "ps_6_0", "'matrix' takes three template arguments"),
     # an entry struct's member: the member, not the entry (crash10's open location)
     "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
                                     "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",
