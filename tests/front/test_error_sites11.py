@@ -14,6 +14,11 @@ from shaderbuild.options import CompileOptions
 
 PS = "float4 main() : SV_Target { return 1; }\n"
 PB = "float4 main() : SV_Target {\n"       # a body from line 2
+HS_HEAD = ("struct CP { float4 p : SV_Position; };\n"
+           "struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\n"
+           "PC pc() { PC c = (PC)0; return c; }\n"
+           '[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")] [outputcontrolpoints(3)]\n')
+HS_MAIN = "CP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }\n"
 
 # name -> (source with one `$`, profile, message)
 CASES: dict[str, tuple[str, str, str]] = {
@@ -175,6 +180,71 @@ CASES: dict[str, tuple[str, str, str]] = {
     "countbits_of_a_float": (PB + "    return $countbits(1.5);\n}\n", "ps_6_0",
                              "intrinsic 'countbits' requires integer arguments, not 'float'"),
     "matrix_with_two_arguments": ("$matrix<float, 2> m;\n" + PS, "ps_6_0", "'matrix' takes three template arguments"),
+    # resource methods (front/sema/resources.py)
+    "sample_without_a_sampler": ("Texture2D t;\n" + PB + "    return t.Sample($1.0, 0.5);\n}\n", "ps_6_0",
+                                 "the first argument of 'Sample' must be a sampler"),
+    "no_such_texture_method": ("Texture2D t;\n" + PB + "    return t.$Frobnicate(0);\n}\n", "ps_6_0",
+                               "no member function named 'Frobnicate' in 'Texture2D<float4>'"),
+    "texture_get_dimensions_literal": ("Texture2D t;\n" + PB + "    uint w; t.GetDimensions(w, $3); return w;\n}\n",
+                                       "ps_6_0", "GetDimensions writes its results to lvalue arguments"),
+    "texture_get_dimensions_arity": ("Texture2D t;\n" + PB + "    uint w; t.$GetDimensions(w); return w;\n}\n", "ps_6_0",
+                                     "no matching member function for call to 'GetDimensions' on 'Texture2D': "
+                                     "expected 2 or 4 arguments, have 1"),
+    "texture_get_dimensions_uint3": ("Texture2D t;\n" + PB + "    uint3 w; uint h; t.GetDimensions($w, h); return w.x;\n"
+                                     "}\n", "ps_6_0", "GetDimensions output must be a uint or float scalar, not 'uint3'"),
+    "structured_get_dimensions_literal": ("StructuredBuffer<float> b;\n" + PB +
+                                          "    uint n; b.GetDimensions(n, $2); return n;\n}\n", "ps_6_0",
+                                          "GetDimensions(out uint numStructs, out uint stride) requires two lvalue "
+                                          "arguments"),
+    "load2_with_a_template_argument": ("ByteAddressBuffer b;\n" + PB + "    return b.$Load2<float>(0).xyxy;\n}\n",
+                                       "ps_6_0", "'Load2' does not take a template argument; use Load<T>"),
+    # mesh and tessellation entry points
+    "mesh_entry_returns_int": ('[outputtopology("triangle")] [numthreads(1, 1, 1)]\nint $main() { return 0; }\n',
+                               "ms_6_5", "mesh entry point 'main' must return void"),
+    "mesh_payload_scalar": ('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+                            "void main(in payload float $pl, out vertices V v[3], out indices uint3 t[1]) "
+                            "{ SetMeshOutputCounts(0, 0); }\n", "ms_6_5", "the payload 'pl' must be a struct, not 'float'"),
+    "mesh_two_vertex_outputs": ('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] '
+                                "[numthreads(1, 1, 1)]\nvoid main(out vertices V v[3], out vertices V $w[3], "
+                                "out indices uint3 t[1]) { SetMeshOutputCounts(0, 0); }\n", "ms_6_5",
+                                "a mesh shader has one 'vertices' parameter"),
+    "mesh_vertices_not_an_array": ('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] '
+                                   "[numthreads(1, 1, 1)]\nvoid main(out vertices V $v, out indices uint3 t[1]) "
+                                   "{ SetMeshOutputCounts(0, 0); }\n", "ms_6_5",
+                                   "'vertices' parameter 'v' must be an array: 'v[N]'"),
+    "vertices_in_a_pixel_shader": ("struct V { float4 p : SV_Position; };\n"
+                                   "float4 main(out vertices V $v[3]) : SV_Target { return 1; }\n", "ps_6_0",
+                                   "'vertices' parameters are only allowed in a mesh shader"),
+    "patchconstantfunc_number": (HS_HEAD + "[patchconstantfunc($1)]\n" + HS_MAIN, "hs_6_0",
+                                 "[patchconstantfunc] takes the function's name as a string"),
+    "patchconstantfunc_overloaded": (HS_HEAD.replace("PC pc()", "PC pc(uint i : SV_PrimitiveID) { PC c = (PC)0; "
+                                                     "return c; }\nPC pc()") + '[patchconstantfunc($"pc")]\n' + HS_MAIN,
+                                     "hs_6_0", "patch-constant function 'pc' named by [patchconstantfunc] is "
+                                     "overloaded"),
+    "hull_without_input_patch": (HS_HEAD + '[patchconstantfunc("pc")]\n'
+                                 "CP $main(uint i : SV_OutputControlPointID) { CP c = (CP)0; return c; }\n", "hs_6_0",
+                                 "hull shader entry point 'main' needs an InputPatch<T, N> parameter (in it or in its "
+                                 "patch-constant function)"),
+    # entry parameters and results without semantics: the member that lacks one
+    "input_member_without_semantic": ("struct I { float4 p : SV_Position; float4 $q; };\n"
+                                      "float4 main(I i) : SV_Target { return i.p + i.q; }\n", "ps_6_0",
+                                      "parameter 'i' of entry point 'main' is missing a semantic"),
+    "nested_input_member_without_semantic": ("struct A { float4 x : X; float4 $y; };\n"
+                                             "struct I { float4 p : SV_Position; A a; };\n"
+                                             "float4 main(I i) : SV_Target { return i.p + i.a.y; }\n", "ps_6_0",
+                                             "parameter 'i' of entry point 'main' is missing a semantic"),
+    "output_member_without_semantic": ("struct O { float4 p : SV_Position; float4 $q; };\n"
+                                       "O main() { O o = (O)0; return o; }\n", "vs_6_0",
+                                       "entry point output is missing a semantic"),
+    "return_without_semantic": ("float4 $main() { return 1; }\n", "ps_6_0",
+                                "return value of 'main' is missing a semantic"),
+    "vk_location_on_some_outputs": ("struct O { [[vk::location(0)]] float4 a : A; float4 $b : B; "
+                                    "float4 p : SV_Position; };\nO main() { O o = (O)0; return o; }\n", "vs_6_0",
+                                    "semantic 'B' needs [[vk::location]] too: explicit locations must be given for all "
+                                    "or none of the outputs"),
+    "control_point_member_without_semantic": (
+        "struct CP { float4 p : SV_Position; float4 $q; };\n" + HS_HEAD.split("\n", 1)[1] + '[patchconstantfunc("pc")]\n'
+        + HS_MAIN, "hs_6_0", "a control point's members need semantics"),
     # an entry struct's member: the member, not the entry (crash10's open location)
     "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
                                     "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",

@@ -403,6 +403,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         major = self.written_major(d.qualifiers, d.type, d.loc)
         return self.options.row_major if major is None else major == "row_major"
 
+    def unsemantic_member_loc(self, t: ir.Type) -> SourceLoc | None:
+        """Where the member of an entry parameter's struct that lacks a semantic is declared (None: not a struct)."""
+        found = _unsemantic_member(t) if isinstance(t, ir.Struct) else None
+        if found is None:
+            return None
+        locs = self.field_locs.get(found[0], ())
+        return locs[found[1]] if found[1] < len(locs) else None
+
     def stage_error(self, message: str, loc: SourceLoc) -> None:
         """An error that depends on the stage: reported only if the function that
         contains it is reachable from the entry point (a file may hold several stages)."""
@@ -1473,7 +1481,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if q is not None:
                 raise error(f"'{q}' parameters are only allowed in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
-                raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
+                raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic",
+                            self.unsemantic_member_loc(t) or p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
         geometry = self.geometry_info(info) if stage == "geometry" else None
         ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
@@ -1606,6 +1615,15 @@ def _declared_names(d: ast.Node) -> list[str]:
 
 def _has_unsized_param(info: FuncInfo) -> bool:
     return any(_unsized_value_array(t) for t in info.param_types)
+
+
+def _unsemantic_member(t: ir.Struct) -> tuple[ir.Struct, int] | None:
+    """The first (innermost) member of `t` that has no semantic and no struct type whose members all have one."""
+    for i, f in enumerate(t.fields):
+        if f.semantic is None and not _has_field_semantics(f.type):
+            inner = _unsemantic_member(f.type) if isinstance(f.type, ir.Struct) else None
+            return inner or (t, i)
+    return None
 
 
 def _has_field_semantics(t: ir.Type) -> bool:
