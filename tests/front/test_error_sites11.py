@@ -245,6 +245,43 @@ CASES: dict[str, tuple[str, str, str]] = {
     "control_point_member_without_semantic": (
         "struct CP { float4 p : SV_Position; float4 $q; };\n" + HS_HEAD.split("\n", 1)[1] + '[patchconstantfunc("pc")]\n'
         + HS_MAIN, "hs_6_0", "a control point's members need semantics"),
+    # the preprocessor and the parser
+    "pp_defined_with_a_number": ("#if defined $1\n#endif\n" + PS, "ps_6_0",
+                                 "macro name must be an identifier after 'defined'"),
+    "pp_integer_too_large": ("#if $123456789012345678901234567890\n#endif\n" + PS, "ps_6_0",
+                             "integer literal is too large to be represented in any integer type"),
+    "pp_line_with_a_name": ("#line 4 $foo\n" + PS, "ps_6_0", "invalid filename for #line directive"),
+    "template_variable": ("template<typename T> T $g;\n" + PS, "ps_6_0", "only functions and structs can be templates"),
+    "operator_without_an_operator": ("struct S { float operator$; };\n" + PS, "ps_6_0",
+                                     "expected an operator after 'operator'"),
+    "octal_literal_with_a_9": (PB + "    return $09;\n}\n", "ps_6_0", "invalid integer literal '09'"),
+    # template arguments of built-in types: the argument
+    "texture_of_a_number": ("Texture2D<$1> t;\n" + PS, "ps_6_0", "'Texture2D' requires a type as template argument"),
+    "point_stream_of_a_number": ("struct V { float4 p : SV_Position; };\n"
+                                 "[maxvertexcount(1)] void main(point V i[1], inout PointStream<$1> s) { }\n", "gs_6_0",
+                                 "'PointStream' requires a type as template argument"),
+    "point_stream_of_a_texture": ("struct V { float4 p : SV_Position; };\n"
+                                  "[maxvertexcount(1)] void main(point V i[1], inout PointStream<$Texture2D> s) { }\n",
+                                  "gs_6_0", "'Texture2D<float4>' is not a valid vertex type for 'PointStream': a stream "
+                                  "carries a struct or a numeric type"),
+    "input_patch_without_a_count": ("struct CP { float4 p : P; };\nfloat4 main($InputPatch<CP> ip) : SV_Target "
+                                    "{ return 1; }\n", "ps_6_0",
+                                    "'InputPatch' takes two template arguments: a control-point type and a count"),
+    "rayquery_three_arguments": ("float4 main() : SV_Target { $RayQuery<0, 0, 0> q; return 1; }\n", "ps_6_5",
+                                 "'RayQuery' takes one or two constant template arguments: ray flags and "
+                                 "RAYQUERY_FLAG_* flags"),
+    "vector_of_a_struct": ("struct S { float a; };\nvector<$S, 2> v;\n" + PS, "ps_6_0", "expected a scalar type, not 'S'"),
+    "struct_template_two_arguments": ("template<typename T> struct W { T a; };\n$W<float, int> w;\n" + PS, "ps_6_0",
+                                      "'W' takes 1 template argument"),
+    "heap_before_6_6": (PB + "    Texture2D t = $ResourceDescriptorHeap[0]; return t.Load(0);\n}\n", "ps_6_5",
+                        "'ResourceDescriptorHeap' requires shader model 6.6 or higher (the profile is ps_6_5)"),
+    # structs with resource members: the member whose type is refused
+    "struct_resource_2d_array_member": ("struct S { Texture2D $a[2][2]; };\nS s;\n" + PB +
+                                        "    return s.a[0][0].Load(0);\n}\n", "ps_6_0",
+                                        "member 's.a' of 's': only one-dimensional sized arrays of resources are "
+                                        "supported in a struct"),
+    "assign_a_resource_struct_global": ("struct S { Texture2D a; };\nS s;\n" + PB + "    S t = s; $s = t; return 1;\n}\n",
+                                        "ps_6_0", "cannot assign to a global struct with resource members"),
     # an entry struct's member: the member, not the entry (crash10's open location)
     "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
                                     "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",
@@ -259,6 +296,36 @@ CASES: dict[str, tuple[str, str, str]] = {
     "nested_member_used_twice": ("struct A { float4 $t : SV_Target0; };\nstruct O { float4 u : SV_Target0; A a; };\n"
                                  "O main() { O o = (O)0; return o; }\n", "ps_6_0",
                                  "semantic 'SV_Target0' is used more than once for outputs"),
+}
+
+# DXIL libraries (ray tracing, subobjects): name -> (source with one `$`, message); lib_6_3, no entry
+LIBRARY: dict[str, tuple[str, str]] = {
+    "subobject_as_a_local": ('[shader("miss")] void ms(inout float4 p) { $RaytracingShaderConfig c = { 16, 8 }; }\n',
+                             "'RaytracingShaderConfig' is a state-object subobject: it can only be the type of a global "
+                             "variable with an initializer list"),
+    "subobject_negative_uint": ('RaytracingShaderConfig c = { $-1, 8 };\n[shader("miss")] void ms(inout float4 p) {}\n',
+                                "field 'MaxPayloadSizeInBytes' of 'RaytracingShaderConfig' is a uint: -1 is out of range"),
+    "miss_shader_returns": ('struct P { float4 c; };\n[shader("miss")] float $ms(inout P p) { return 1; }\n',
+                            "miss shader 'ms' must return void"),
+    "trace_ray_literal_payload": ("struct P { float4 c; };\nRaytracingAccelerationStructure s;\n"
+                                  '[shader("raygeneration")] void rg() { RayDesc r = (RayDesc)0; '
+                                  "TraceRay(s, 0, 0xff, 0, 1, 0, r, $1.0); }\n",
+                                  "the payload argument of 'TraceRay' must be a variable (it is inout)"),
+    "trace_ray_on_an_int": ('struct P { float4 c; };\n[shader("raygeneration")] void rg() { RayDesc r = (RayDesc)0; '
+                            "P p = (P)0; TraceRay($1, 0, 0xff, 0, 1, 0, r, p); }\n",
+                            "the first argument of 'TraceRay' must be a RaytracingAccelerationStructure, not 'int'"),
+    "trace_ray_seven_arguments": ("struct P { float4 c; };\nRaytracingAccelerationStructure s;\n"
+                                  '[shader("raygeneration")] void rg() { RayDesc r = (RayDesc)0; P p = (P)0; '
+                                  "$TraceRay(s, 0, 0xff, 0, 1, r, p); }\n",
+                                  "no matching intrinsic for call to 'TraceRay': expected 8 arguments, have 7"),
+    "payload_holding_a_texture": ("struct P { float4 c; Texture2D t; };\nRaytracingAccelerationStructure s;\n"
+                                  '[shader("raygeneration")] void rg() { RayDesc r = (RayDesc)0; P p; '
+                                  "TraceRay(s, 0, 0xff, 0, 1, 0, r, $p); }\n",
+                                  "the payload argument of 'TraceRay' contains the resource 'Texture2D<float4>': it is "
+                                  "data passed between shaders"),
+    "hit_attributes_of_48_bytes": ('struct P { float4 c; };\nstruct A { float4 a[3]; };\n'
+                                   '[shader("closesthit")] void ch(inout P p, in A $a) { }\n',
+                                   "hit attributes 'A' are 48 bytes; D3D12 allows at most 32"),
 }
 
 # Vulkan-only rules: DXIL ignores [[vk::*]] attributes, and the program compiles there (checked below)
@@ -300,3 +367,14 @@ def test_command_line_exit_1_caret_and_no_output(tmp_path, capsys, name: str) ->
     assert err[1] == text.splitlines()[line - 1]
     assert err[2] == " " * (col - 1) + "^"
     assert "Traceback" not in "\n".join(err)
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_one_located_library_error(name: str, target: str) -> None:
+    src, message = LIBRARY[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="", profile="lib_6_3", target=target), text=text)
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
