@@ -282,6 +282,38 @@ CASES: dict[str, tuple[str, str, str]] = {
                                         "supported in a struct"),
     "assign_a_resource_struct_global": ("struct S { Texture2D a; };\nS s;\n" + PB + "    S t = s; $s = t; return 1;\n}\n",
                                         "ps_6_0", "cannot assign to a global struct with resource members"),
+    # passes: evaluate_attribute, mesh_io, resource_locals
+    "evaluate_a_local": ("float4 main(float4 c : COLOR) : SV_Target { float4 x = c * 2; "
+                         "return EvaluateAttributeAtSample($x, 0); }\n", "ps_6_0",
+                         "'EvaluateAttributeAtSample' needs a pixel shader input (an entry parameter or a member of "
+                         "one)"),
+    "evaluate_sv_position": ("float4 main(float4 p : SV_Position) : SV_Target { "
+                             "return EvaluateAttributeAtSample($p, 0); }\n", "ps_6_0",
+                             "'EvaluateAttributeAtSample' cannot evaluate system value 'SV_Position'"),
+    "mesh_output_read": ('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+                         "void main(out vertices V v[3], out indices uint3 t[1]) { SetMeshOutputCounts(3, 1); "
+                         "v[0].p = 1; float4 x = $v[0].p; v[1].p = x; }\n", "ms_6_5",
+                         "mesh shader output 'v' can only be written, one element at a time ('v[i]...'): it cannot "
+                         "be read or passed on"),
+    "mesh_output_counts_twice": ('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] '
+                                 "[numthreads(1, 1, 1)]\nvoid main(out vertices V v[3], out indices uint3 t[1]) "
+                                 "{ SetMeshOutputCounts(3, 1); $SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
+                                 "SetMeshOutputCounts is called once per mesh shader: a second call"),
+    "mesh_output_member_without_semantic": ('struct V { float4 p : SV_Position; float4 $q; };\n'
+                                            '[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+                                            "void main(out vertices V v[3], out indices uint3 t[1]) "
+                                            "{ SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
+                                            "a mesh shader output is missing a semantic"),
+    "local_resource_array_past_its_end": ("Texture2D g[2];\n" + PB + "    Texture2D l[2] = g; return l[$2].Load(0);\n}\n",
+                                          "ps_6_0", "index 2 is out of bounds for type 'Texture2D<float4>[2]'"),
+    "local_resource_used_unassigned": ("Texture2D g;\n" + PB + "    Texture2D l[2]; l[0] = g; return $l[1].Load(0);\n}\n",
+                                       "ps_6_0", "local resource 'l[1]' is used before it is assigned"),
+    "unbounded_array_without_register": ("Texture2D t0 : register(t0);\nTexture2D $ts[];\n" + PB +
+                                         "    return ts[1].Load(0) + t0.Load(0);\n}\n", "ps_6_0",
+                                         "unbounded resource array 'ts' needs an explicit register"),
+    "no_register_left_after_unbounded": ("Texture2D ts[] : register(t0);\nTexture2D $u;\n" + PB +
+                                         "    return ts[1].Load(0) + u.Load(0);\n}\n", "ps_6_0",
+                                         "no free t register for 'u' (an unbounded array takes every register from t0)"),
     # an entry struct's member: the member, not the entry (crash10's open location)
     "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
                                     "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",
