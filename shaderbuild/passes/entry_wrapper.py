@@ -277,8 +277,9 @@ class _Builder:
             if not isinstance(t, ir.Struct):
                 raise error("geometry shader output is missing a semantic", loc)
             out = []
-            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
-                out += self.stream_outputs(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
+            for i, (f, sem, fvk, floc) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                        self.member_locs(t, loc))):
+                out += self.stream_outputs(f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
                                            (*path, i), fvk, f.row_major)
             return out
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major, stream)

@@ -325,6 +325,15 @@ CASES: dict[str, tuple[str, str, str]] = {
     "input_member_unknown_sv": ("struct I { float4 p : SV_Position; float4 $q : SV_Bogus; };\n"
                                 "float4 main(I i) : SV_Target { return i.p + i.q; }\n", "ps_6_0",
                                 "unknown system value semantic 'SV_Bogus'"),
+    "stream_vertex_member_bad_sv": ("struct I { float4 p : SV_Position; };\n"
+                                    "struct O { float4 p : SV_Position; uint $d : SV_DispatchThreadID; };\n"
+                                    "[maxvertexcount(1)] void main(point I i[1], inout PointStream<O> s) "
+                                    "{ O o = (O)0; s.Append(o); }\n", "gs_6_0",
+                                    "invalid semantic 'SV_DispatchThreadID' for geometry shader output"),
+    "geometry_input_member_without_semantic": ("struct V { float4 p : SV_Position; float4 $q; };\n"
+                                               "[maxvertexcount(1)] void main(point V i[1], inout PointStream<V> s) "
+                                               "{ s.Append(i[0]); }\n", "gs_6_0",
+                                               "parameter 'i' of entry point 'main' is missing a semantic"),
     "nested_member_used_twice": ("struct A { float4 $t : SV_Target0; };\nstruct O { float4 u : SV_Target0; A a; };\n"
                                  "O main() { O o = (O)0; return o; }\n", "ps_6_0",
                                  "semantic 'SV_Target0' is used more than once for outputs"),

@@ -1246,7 +1246,7 @@ def test_interpolated_mesh_primitive_output_is_a_dxil_error():
     """DXC's HLSignatureLower refuses an interpolation mode on a mesh shader's primitive output (DXIL); the
     SPIR-V build takes it (a per-primitive value is flat whatever its decorations)."""
     res = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "dxil")
-    assert R.errors(res) == ["6:73: mesh shader's primitive outputs' interpolation mode must be constant or "
+    assert R.errors(res) == ["3:27: mesh shader's primitive outputs' interpolation mode must be constant or "
                              "undefined: 'F' is centroid"]
     spv = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "spirv", env="vulkan1.2")
     assert spv.ok, R.diagnostics_text(spv)

@@ -90,8 +90,8 @@ PER_PRIMITIVE: dict[tuple[str, str], tuple[str, str]] = {
 _PER_PRIMITIVE_SVS = {"SV_PrimitiveID", "SV_GSInstanceID", "SV_OutputControlPointID", "SV_DomainLocation",
                       "SV_TessFactor", "SV_InsideTessFactor", "SV_ViewID"}
 # where the compiler reports an error for the value: the first match's group 1 (default: v's name)
-# (a control point's or a mesh output's member is located at the member itself: the default anchor)
-_ANCHORS = {("geometry", "out"): r"PointStream<O> (s)\)"}
+# (a member of a control point, a stream's vertex or a mesh output is located at the member itself: the default)
+_ANCHORS: dict[tuple[str, str], str] = {}
 
 _VS_OUT_PS_IN = {("vertex", "out"), ("pixel", "in")}
 _TESS = {("hull", "in"), ("hull", "out"), ("domain", "in"), ("domain", "out")}
