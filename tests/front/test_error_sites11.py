@@ -339,6 +339,22 @@ CASES: dict[str, tuple[str, str, str]] = {
                                  "semantic 'SV_Target0' is used more than once for outputs"),
 }
 
+# root signatures (DXIL only: SPIR-V ignores the attribute): the element inside the string
+ROOT_SIGNATURES: dict[str, tuple[str, str, str]] = {
+    "static_sampler_anisotropy_17": ('[RootSignature("$StaticSampler(s0, maxAnisotropy = 17)")]\n' + PS, "ps_6_0",
+                                     "root signature: StaticSampler maxAnisotropy 17 is above 16"),
+    "volatile_and_static_range": ('[RootSignature("DescriptorTable($SRV(t0, flags = DESCRIPTORS_VOLATILE | '
+                                  'DATA_STATIC))")]\n' + PS, "ps_6_0",
+                                  "root signature: SRV range cannot combine DESCRIPTORS_VOLATILE with DATA_STATIC"),
+    "range_past_the_last_register": ('[RootSignature("DescriptorTable($SRV(t4294967295, numDescriptors = 2))")]\n'
+                                     + PS, "ps_6_0", "root signature: SRV range t4294967295 with 2 descriptors goes "
+                                     "past the last register"),
+    "heap_without_its_root_flag": ('[RootSignature("$RootFlags(0)")]\nfloat4 main() : SV_Target { '
+                                   "Texture2D t = ResourceDescriptorHeap[0]; return t.Load(0); }\n", "ps_6_6",
+                                   "root signature: the pixel shader indexes 'ResourceDescriptorHeap' but RootFlags "
+                                   "lacks CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED"),
+}
+
 # DXIL libraries (ray tracing, subobjects): name -> (source with one `$`, message); lib_6_3, no entry
 LIBRARY: dict[str, tuple[str, str]] = {
     "subobject_as_a_local": ('[shader("miss")] void ms(inout float4 p) { $RaytracingShaderConfig c = { 16, 8 }; }\n',
@@ -416,6 +432,16 @@ def test_one_located_library_error(name: str, target: str) -> None:
     src, message = LIBRARY[name]
     text, line, col = _marked(src)
     res = compile_file("t.hlsl", CompileOptions(entry="", profile="lib_6_3", target=target), text=text)
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
+
+
+@pytest.mark.parametrize("name", sorted(ROOT_SIGNATURES))
+def test_one_located_root_signature_error(name: str) -> None:
+    src, profile, message = ROOT_SIGNATURES[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=text)
     assert res.ok is False and res.binary is None
     assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
         f"t.hlsl:{line}:{col}: {message}"]
