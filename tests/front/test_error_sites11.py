@@ -314,6 +314,14 @@ CASES: dict[str, tuple[str, str, str]] = {
     "no_register_left_after_unbounded": ("Texture2D ts[] : register(t0);\nTexture2D $u;\n" + PB +
                                          "    return ts[1].Load(0) + u.Load(0);\n}\n", "ps_6_0",
                                          "no free t register for 'u' (an unbounded array takes every register from t0)"),
+    # backends' located refusals
+    "texture_offset_from_an_input": ("Texture2D t; SamplerState s;\nfloat4 main(int2 o : O) : SV_Target {\n"
+                                     "    return t.Sample(s, 0.5, $o);\n}\n", "ps_6_0",
+                                     "texture offsets must be compile-time constants"),
+    "per_primitive_input_below_spirv_1_4": ("struct Q { [[vk::perprimitive]] float4 $c : C; };\n"
+                                            "float4 main(Q q) : SV_Target { return q.c; }\n", "ps_6_0",
+                                            "a per-primitive input needs SPIR-V 1.4 (SPV_EXT_mesh_shader): compile "
+                                            "with -fspv-target-env=vulkan1.2 or later"),
     # an entry struct's member: the member, not the entry (crash10's open location)
     "member_semantic_wrong_stage": ("struct VSOut {\n    float4 pos : SV_Position;\n    float4 $c : SV_Target;\n};\n"
                                     "VSOut main(float4 p : POSITION) { VSOut o; o.pos = p; o.c = p; return o; }\n",
@@ -386,7 +394,7 @@ LIBRARY: dict[str, tuple[str, str]] = {
 }
 
 # Vulkan-only rules: DXIL ignores [[vk::*]] attributes, and the program compiles there (checked below)
-SPIRV_ONLY = {"push_constant_twice"}
+SPIRV_ONLY = {"push_constant_twice", "per_primitive_input_below_spirv_1_4"}
 
 
 def _marked(src: str) -> tuple[str, int, int]:
