@@ -563,7 +563,7 @@ class Parser:
         ref = self.type_ref()
         quals |= self.trailing_qualifiers()
         name = self.qualified(t.text)
-        decl = ast.TypedefDecl(kw.loc, name, ref, self.dims(), frozenset(quals))
+        decl = ast.TypedefDecl(t.loc, name, ref, self.dims(), frozenset(quals))     # located at its name
         self.user_types.add(name)
         self.expect(";", "after the alias declaration")
         return [decl]
@@ -1115,7 +1115,7 @@ class Parser:
         if self.accept(":"):
             base = self.type_ref()
         self.expect("{", "to begin the struct body")
-        sd = ast.StructDecl(kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
+        sd = ast.StructDecl(name_tok.loc if name_tok else kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
                             spec_args=spec_args)
         if templated:
             self.template_structs.setdefault(name, []).append(sd)
@@ -1228,7 +1228,7 @@ class Parser:
 
     def typedef(self) -> list[ast.TypedefDecl]:
         """typedef [qualifiers] type name[dims] [< annotations >] (, name[dims])* ;"""
-        kw = self.advance()
+        self.advance()      # typedef
         quals = self.qualifiers()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
@@ -1239,8 +1239,9 @@ class Parser:
         quals |= self.trailing_qualifiers()
         out: list[ast.TypedefDecl] = []
         while True:
-            name = self.qualified(self.ident("a typedef name").text)
-            out.append(ast.TypedefDecl(kw.loc, name, t, self.dims(), frozenset(quals)))
+            name_tok = self.ident("a typedef name")
+            name = self.qualified(name_tok.text)
+            out.append(ast.TypedefDecl(name_tok.loc, name, t, self.dims(), frozenset(quals)))   # at its name
             self.user_types.add(name)
             self.typedef_names.add(name)
             self.names_type(name)

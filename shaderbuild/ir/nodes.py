@@ -488,6 +488,8 @@ class Module(Record):
     payload_access: list[tuple[Struct, tuple[dict[str, tuple[str, ...]], ...]]] = Record.factory(list)
     # a library (lib_6_x, stage 'library'): every exported shader, in source order (`entry` is None)
     entries: list[EntryPoint] = Record.factory(list)
+    # each struct's members' declarations, in field order: a later pass's error about a member points at it
+    field_locs: dict[Struct, tuple[SourceLoc | None, ...]] = Record.factory(dict)
 
     @property
     def resources(self) -> list[Variable]:

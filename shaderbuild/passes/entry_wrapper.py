@@ -184,6 +184,11 @@ class _Builder:
                        self.options.row_major if row_major is None else row_major, stream=stream)
         return ir.Variable(name, t, storage, loc, io=io)
 
+    def member_locs(self, t: ir.Struct, loc: SourceLoc | None) -> list[SourceLoc | None]:
+        """Where each member of `t` is declared (an error about its semantic or type points there), else `loc`."""
+        locs = self.module.field_locs.get(t, ())
+        return [locs[i] if i < len(locs) and locs[i] is not None else loc for i in range(len(t.fields))]
+
     # values in / out, recursively through structs
     def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None),
                    row_major: bool | None = None) -> ir.Expr:
@@ -192,9 +197,10 @@ class _Builder:
                 raise error("entry point parameter is missing a semantic", loc)
             whole = self.per_primitive
             parts = []
-            for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0])):
+            for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                         self.member_locs(t, loc)):
                 self.per_primitive = whole or f.per_primitive       # [[vk::perprimitive]] on the member
-                parts.append(self.load_input(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+                parts.append(self.load_input(f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
                                              f.row_major))
             self.per_primitive = whole
             return ir.Construct(t, parts)
@@ -216,9 +222,10 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("a control point's members need semantics", loc)
-            fields = [self._load_points(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
+            fields = [self._load_points(f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", fvk,
                                         f.row_major)
-                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+                      for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                   self.member_locs(t, loc))]
             return [ir.Construct(t, [f[i] for f in fields]) for i in range(self.arrayed or 0)]
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         return [_adapt(_point(var, ir.Const(ir.UINT, i)), t) for i in range(self.arrayed or 0)]
@@ -228,8 +235,9 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point output is missing a semantic", loc)
-            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
-                self.store_output(ir.Extract(value, i, f.type), f.type, sem, loc, f.interpolation or interp,
+            for i, (f, sem, fvk, floc) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                        self.member_locs(t, loc))):
+                self.store_output(ir.Extract(value, i, f.type), f.type, sem, floc, f.interpolation or interp,
                                   f"{prefix}.{f.name}", fvk, f.row_major)
             return
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major)
@@ -248,9 +256,10 @@ class _Builder:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
             if not isinstance(t, ir.Struct):
                 raise error("entry point parameter is missing a semantic", loc)
-            fields = [self.load_vertices(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", count,
+            fields = [self.load_vertices(f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", count,
                                          fvk, f.row_major)
-                      for f, sem, fvk in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))]
+                      for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                   self.member_locs(t, loc))]
             return [ir.Construct(t, [f[i] for f in fields]) for i in range(count)]
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         elem = var.type
@@ -268,8 +277,9 @@ class _Builder:
             if not isinstance(t, ir.Struct):
                 raise error("geometry shader output is missing a semantic", loc)
             out = []
-            for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
-                out += self.stream_outputs(f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
+            for i, (f, sem, fvk, floc) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                        self.member_locs(t, loc))):
+                out += self.stream_outputs(f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", stream,
                                            (*path, i), fvk, f.row_major)
             return out
         var = self.io_var(semantic, t, "out", loc, interp, "out", vk, row_major, stream)

@@ -77,8 +77,9 @@ def _leaves(b: Any, t: ir.Type, semantic: str | None, loc, interp, prefix: str,
         if not isinstance(t, ir.Struct):
             raise error("a mesh shader output is missing a semantic", loc)
         out: Leaves = []
-        for i, (f, sem, fvk) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]))):
-            out += _leaves(b, f.type, sem, loc, f.interpolation or interp, f"{prefix}.{f.name}", (*path, i), fvk,
+        for i, (f, sem, fvk, floc) in enumerate(zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
+                                                    b.member_locs(t, loc))):
+            out += _leaves(b, f.type, sem, floc, f.interpolation or interp, f"{prefix}.{f.name}", (*path, i), fvk,
                            f.row_major)
         return out
     return [(b.io_var(semantic, t, "out", loc, interp, "out", vk, row_major), path)]

@@ -417,7 +417,7 @@ REJECTED: dict[str, tuple] = {
                                       "references are unsupported in HLSL"),
     "err_hlsl_compat_generalized_initializer_lists": (PS + "    float4 x = float4{1, 2, 3, 4};\n" + E, "ps_6_0", "2:22",
                                                       "generalized initializer lists are incompatible with HLSL"),
-    "err_hlsl_bool_redeclaration": ("typedef int bool;\n" + PS + E, "ps_6_0", "1:1",
+    "err_hlsl_bool_redeclaration": ("typedef int bool;\n" + PS + E, "ps_6_0", "1:13",
                                     "typedef redefinition with different types ('int' vs 'bool')"),
     "err_hlsl_rootsig": ('[RootSignature("Bogus")]\n' + PS + E, "ps_6_0", "1:17", "root signature: expected"),
     "err_hlsl_expected_space": ("Texture2D t : register(t0, sp1);\n" + PS + E, "ps_6_0", "1:28",

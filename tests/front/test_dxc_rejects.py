@@ -61,10 +61,10 @@ REJECTED = {
         ["t.hlsl:2:15: use of undeclared identifier 'NULL'"]),
     "typedef_redefines_string": (
         "typedef float4 string;\n" + PS + "    return p;\n}\n", "ps_6_0",
-        ["t.hlsl:1:1: typedef redefinition with different types ('float4' vs 'string')"]),
+        ["t.hlsl:1:16: typedef redefinition with different types ('float4' vs 'string')"]),
     "typedef_redefines_dword": (
         "typedef float2 dword;\n" + PS + "    return p;\n}\n", "ps_6_0",
-        ["t.hlsl:1:1: typedef redefinition with different types ('float2' vs 'uint')"]),
+        ["t.hlsl:1:16: typedef redefinition with different types ('float2' vs 'uint')"]),
     "column_major_on_row_major_typedef": (
         "typedef row_major float4x4 RM;\ncolumn_major RM m;\n" + PS + "    return m[0];\n}\n", "ps_6_0",
         ["t.hlsl:2:17: 'column_major' cannot apply to 'RM', a typedef of a 'row_major' matrix"]),
@@ -73,7 +73,7 @@ REJECTED = {
         "ps_6_0", ["t.hlsl:1:50: 'b' overlaps 'a' in 'C': their packoffset/register reservations share bytes"]),
     "two_render_targets_0": (
         "struct O { float4 a : SV_Target0; float4 b : SV_Target0; };\nO main() { O o; o.a = 1; o.b = 2; return o; }\n",
-        "ps_6_0", ["t.hlsl:2:3: semantic 'SV_Target0' is used more than once for outputs"]),
+        "ps_6_0", ["t.hlsl:1:42: semantic 'SV_Target0' is used more than once for outputs"]),
     # modifiers on the wrong kind of declaration (front/modifiers.py, DXC's DiagnoseHLSLDecl)
     "misplaced_modifiers": (
         "struct S { const float a; nointerpolation float b; };\ntypedef uniform float UF;\nstatic uniform float g;\n"
@@ -81,7 +81,7 @@ REJECTED = {
         + PS + "    groupshared float q = 1;\n    extern float e = 1;\n    nointerpolation float n = 2;\n    return p;\n}\n",
         "ps_6_0",
         ["t.hlsl:1:24: 'const' is not a valid modifier for a field",
-         "t.hlsl:2:1: 'uniform' is not a valid modifier for a typedef",
+         "t.hlsl:2:23: 'uniform' is not a valid modifier for a typedef",
          "t.hlsl:3:22: 'static' and 'uniform' cannot be used together for a global variable",
          "t.hlsl:4:32: HLSL usage 'in' is only valid on a parameter",
          "t.hlsl:6:23: 'groupshared' is not a valid modifier for a local variable",

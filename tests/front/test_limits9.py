@@ -192,9 +192,9 @@ def test_offset_unrolls_below_the_limit_compile(tmp_path) -> None:
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 @pytest.mark.parametrize("src,semantic,index,line", [
     ("float4 main() : SV_Target8 { return 1; }\n", "SV_Target8", 8, 1),
-    ("struct O { float4 c[9] : SV_Target; };\nO main() { O o = (O)0; return o; }\n", "SV_Target", 8, 2),
+    ("struct O { float4 c[9] : SV_Target; };\nO main() { O o = (O)0; return o; }\n", "SV_Target", 8, 1),  # the member
     ("struct O { float4 a : SV_Target0; float4 c[2] : SV_Target7; };\nO main() { O o = (O)0; return o; }\n",
-     "SV_Target7", 8, 2),
+     "SV_Target7", 8, 1),
 ])
 def test_render_target_past_7_is_a_located_error(tmp_path, target: str, src: str, semantic: str, index: int,
                                                   line: int) -> None:
@@ -234,15 +234,15 @@ def test_mesh_groupshared_at_28_kib_compiles_for_dxil(tmp_path) -> None:
 # ---------------------------------------------------------------- numthreads
 
 
-@pytest.mark.parametrize("numthreads,pattern", [
-    ("1,1,65", r"numthreads Z value exceeds 64"),
-    ("1025,1,1", r"numthreads total exceeds 1024 threads per group"),
-    ("4294967295,4294967295,4294967295", r"numthreads total exceeds 1024 threads per group"),
+@pytest.mark.parametrize("numthreads,pattern,col", [
+    ("1,1,65", r"numthreads Z value exceeds 64", 17),       # the Z argument
+    ("1025,1,1", r"numthreads total exceeds 1024 threads per group", 2),
+    ("4294967295,4294967295,4294967295", r"numthreads total exceeds 1024 threads per group", 2),
 ])
-def test_numthreads_past_the_d3d_limits_is_located(tmp_path, numthreads: str, pattern: str) -> None:
+def test_numthreads_past_the_d3d_limits_is_located(tmp_path, numthreads: str, pattern: str, col: int) -> None:
     proc = cli(tmp_path, f"RWStructuredBuffer<float> O : register(u0);\n[numthreads({numthreads})] void main() "
                          "{ O[0] = 1; }\n")
-    assert_cli_error(proc, pattern, line=2, col=2)
+    assert_cli_error(proc, pattern, line=2, col=col)
 
 
 # ---------------------------------------------------------------- templates

@@ -68,9 +68,9 @@ MS_CASES = [
     (("in payload Payload pl", "out payload Payload pl"), "pl,", "a 'payload' parameter must be declared 'in payload'"),
     (("out vertices V verts", "in vertices V verts"), "verts[", "a 'vertices' parameter must be declared 'out vertices'"),
     (("uint t : SV_GroupThreadID", "uint t : SV_VertexID"), "t :", "invalid semantic 'SV_VertexID' for mesh shader input"),
-    (("uint id : SV_PrimitiveID", "uint id : SV_InstanceID"), "prims[",
+    (("uint id : SV_PrimitiveID", "uint id : SV_InstanceID"), "id : SV_InstanceID",      # the member
      "invalid semantic 'SV_InstanceID' for mesh shader output"),
-    (("float2 uv : TEXCOORD0", "uint uv : SV_RenderTargetArrayIndex"), "verts[",
+    (("float2 uv : TEXCOORD0", "uint uv : SV_RenderTargetArrayIndex"), "uv : SV_RenderTargetArrayIndex",
      "invalid semantic 'SV_RenderTargetArrayIndex' for mesh shader output"),
     (("    verts[t].uv = 0;", "    verts[t].uv = verts[0].uv;"), "verts[0]",
      "mesh shader output 'verts' can only be written, one element at a time ('verts[i]...'): it cannot be read "
@@ -202,7 +202,7 @@ def test_manifest_mesh_facts():
 # (writing a primitive's indices one component at a time is refused on both targets, as DXC does:
 # tests/front/test_dxc_diag_sweep.py, err_hlsl_out_indices_array_incorrect_access)
 DXIL_LIMITS = [
-    (("float2 uv : TEXCOORD0;", "float2 uv[2] : TEXCOORD0;"), "verts[",
+    (("float2 uv : TEXCOORD0;", "float2 uv[2] : TEXCOORD0;"), "uv[2] : TEXCOORD0",     # the output member
      "an array-typed mesh shader output ('TEXCOORD') is indexed with a value known only at run time: the DXIL "
      "backend needs a constant index there"),
 ]

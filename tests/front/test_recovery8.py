@@ -84,7 +84,7 @@ CASES = {
         ["t.hlsl:2:13: error: invalid register class 'x' for cbuffer 'C' (expected 'b')", "t.hlsl:3:24: error: packoffset must name a 'c' register, not 'q1'"]),
     'redefinitions_keep_the_first': (
         HEAD + 'float f() { return 1; }\nfloat f() { return 2; }\nstruct S { float a; };\nstruct S { float b; };\n' + CS + '    S s; s.a = 1;\n    Out[0] = f() + s.a + u12;\n}\n',
-        ["t.hlsl:3:7: error: redefinition of 'f'", "t.hlsl:5:1: error: redefinition of 'S'", "t.hlsl:9:26: error: use of undeclared identifier 'u12'"]),
+        ["t.hlsl:3:7: error: redefinition of 'f'", "t.hlsl:5:8: error: redefinition of 'S'", "t.hlsl:9:26: error: use of undeclared identifier 'u12'"]),
     'bad_if_expression_then_syntax': (
         HEAD + '#if 1 +\n#define X 1\n#endif\n' + CS + '    Out[0] = 1 +;\n}\n',
         ['t.hlsl:2:8: error: expected value in preprocessor expression', "t.hlsl:7:17: error: expected an expression, found ';'"]),
@@ -102,7 +102,7 @@ CASES = {
         ["t.hlsl:4:15: error: no matching intrinsic for call to 'lit': expected 3 arguments, have 2", "t.hlsl:5:18: error: no matching intrinsic for call to 'clamp': expected 3 arguments, have 2", "t.hlsl:6:18: error: use of undeclared identifier 'u17'"]),
     'modifiers_are_reported_and_ignored': (
         HEAD + 'uniform float f() { return u18; }\nstruct S { const float a; };\ntypedef in float F;\nfloat h(groupshared float x) { return x; }\n' + CS + '    in float y = 1;\n    S s = (S)0;\n    F z = h(y);\n    Out[0] = f() + y + s.a + z + u19;\n}\n',
-        ["t.hlsl:2:15: error: 'uniform' is not a valid modifier for a function", "t.hlsl:2:28: error: use of undeclared identifier 'u18'", "t.hlsl:3:24: error: 'const' is not a valid modifier for a field", "t.hlsl:4:1: error: HLSL usage 'in' is only valid on a parameter", "t.hlsl:8:14: error: HLSL usage 'in' is only valid on a parameter", "t.hlsl:11:34: error: use of undeclared identifier 'u19'"]),
+        ["t.hlsl:2:15: error: 'uniform' is not a valid modifier for a function", "t.hlsl:2:28: error: use of undeclared identifier 'u18'", "t.hlsl:3:24: error: 'const' is not a valid modifier for a field", "t.hlsl:4:18: error: HLSL usage 'in' is only valid on a parameter", "t.hlsl:8:14: error: HLSL usage 'in' is only valid on a parameter", "t.hlsl:11:34: error: use of undeclared identifier 'u19'"]),
     'misplaced_uniform_method_then_call': (
         HEAD + 'struct S {\n    uniform float f() { return 1; }\n};\n' + CS + '    S s;\n    Out[0] = s.f() + u20;\n}\n',
         ["t.hlsl:3:19: error: 'uniform' is not a valid modifier for a method", "t.hlsl:8:22: error: use of undeclared identifier 'u20'"]),

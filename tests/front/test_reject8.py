@@ -63,10 +63,10 @@ REJECTED = {
         ["t.hlsl:3:15: 'b' overlaps 'm' in 'C': their packoffset/register reservations share bytes"]),
     'typedef_redefines_vector': (
         'typedef float4 vector;\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: redefinition of 'vector' as different kind of symbol"]),
+        ["t.hlsl:1:16: redefinition of 'vector' as different kind of symbol"]),
     'struct_named_matrix': (
         'struct matrix { int x; };\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: redefinition of 'matrix' as different kind of symbol"]),
+        ["t.hlsl:1:8: redefinition of 'matrix' as different kind of symbol"]),
     'lit_on_a_matrix': (
         PS + '    float2x2 m = 1;\n    return lit(m, 1, 1);\n}\n', 'ps_6_0',
         ["t.hlsl:3:16: no matching intrinsic for call to 'lit': argument 1 must be a scalar, not 'float2x2'"]),
@@ -142,16 +142,16 @@ REJECTED = {
     # names of built-in types: keywords cannot be declared, typedefs/structs may not redefine DXC's global declarations
     'typedef_redefines_float': (
         'typedef int float;\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: typedef redefinition with different types ('int' vs 'float')"]),
+        ["t.hlsl:1:13: typedef redefinition with different types ('int' vs 'float')"]),
     'typedef_redefines_Texture2D': (
         'typedef float4 Texture2D;\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: redefinition of 'Texture2D' as different kind of symbol"]),
+        ["t.hlsl:1:16: redefinition of 'Texture2D' as different kind of symbol"]),
     'typedef_redefines_uint': (
         'typedef float uint;\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: typedef redefinition with different types ('float' vs 'uint')"]),
+        ["t.hlsl:1:15: typedef redefinition with different types ('float' vs 'uint')"]),
     'struct_named_Buffer': (
         'struct Buffer { int x; };\n' + PS + '    return p;\n}\n', 'ps_6_0',
-        ["t.hlsl:1:1: redefinition of 'Buffer' as different kind of symbol"]),
+        ["t.hlsl:1:8: redefinition of 'Buffer' as different kind of symbol"]),
     'variable_named_float': (
         PS + '    float float = 1;\n    return p;\n}\n', 'ps_6_0',
         ["t.hlsl:2:11: cannot combine with previous 'float' declaration specifier"]),
@@ -180,13 +180,13 @@ REJECTED = {
         ["t.hlsl:1:24: semantic 'SV_Target0' is used more than once for outputs"]),
     'target_and_target0_fields': (
         'struct O {\n    float4 a : SV_Target;\n    float4 b : SV_Target0;\n};\nO main() { O o = (O)0; return o; }\n', 'ps_6_0',
-        ["t.hlsl:5:3: semantic 'SV_Target0' is used more than once for outputs"]),
+        ["t.hlsl:3:12: semantic 'SV_Target0' is used more than once for outputs"]),
     'target_case_differs': (
         'void main(out float4 a : SV_Target1, out float4 b : SV_TARGET1) { a = 1; b = 2; }\n', 'ps_6_0',
         ["t.hlsl:1:49: semantic 'SV_TARGET1' is used more than once for outputs"]),
     'target_array_overlaps': (
         'struct O {\n    float4 a[2] : SV_Target0;\n    float4 b : SV_Target1;\n};\nO main() { O o = (O)0; return o; }\n', 'ps_6_0',
-        ["t.hlsl:5:3: output semantic 'SV_Target1' has overlapping semantic index 1"]),
+        ["t.hlsl:3:12: output semantic 'SV_Target1' has overlapping semantic index 1"]),
     'target_array_overlaps_array': (
         'void main(out float4 a[2] : SV_Target1, out float4 b[2] : SV_Target2) { a = (float4[2])0; b = (float4[2])0; }\n', 'ps_6_0',
         ["t.hlsl:1:52: output semantic 'SV_Target2' has overlapping semantic index 2"]),

@@ -22,9 +22,9 @@ HS_CASES = [
     (('patchconstantfunc("constants")', 'patchconstantfunc("nothere")'),
      "6:45: patch-constant function 'nothere' named by [patchconstantfunc] is not defined"),
     (("float edges[3]", "float edges[4]"),
-     "4:4: 'SV_TessFactor' with [domain(\"tri\")] must be declared 'float[3]', not 'float[4]'"),
+     "3:19: 'SV_TessFactor' with [domain(\"tri\")] must be declared 'float[3]', not 'float[4]'"),   # the member
     (("float inside :", "float2 inside :"),
-     "4:4: 'SV_InsideTessFactor' with [domain(\"tri\")] must be declared 'float', not 'float2'"),
+     "3:52: 'SV_InsideTessFactor' with [domain(\"tri\")] must be declared 'float', not 'float2'"),
     (('[domain("tri")] ', ""),
      "7:4: hull shader entry point 'main' requires the [domain(\"tri\"|\"quad\"|\"isoline\")] attribute"),
     (('domain("tri")', 'domain("hexagon")'),
@@ -78,8 +78,8 @@ float4 main(PC pc, float2 uv : SV_DomainLocation, const OutputPatch<CP, 4> p) : 
 
 @pytest.mark.parametrize("domain,want", [
     ("", "5:8: domain shader entry point 'main' requires the [domain(\"tri\"|\"quad\"|\"isoline\")] attribute"),
-    ('[domain("isoline")]', "5:16: 'SV_InsideTessFactor' is not allowed with [domain(\"isoline\")]"),
-    ('[domain("quad")]', "5:16: 'SV_TessFactor' with [domain(\"quad\")] must be declared 'float[4]', not 'float[2]'"),
+    ('[domain("isoline")]', "3:51: 'SV_InsideTessFactor' is not allowed with [domain(\"isoline\")]"),
+    ('[domain("quad")]', "3:19: 'SV_TessFactor' with [domain(\"quad\")] must be declared 'float[4]', not 'float[2]'"),
 ])
 def test_domain_shader_errors(domain, want):
     res = R.compile_hlsl(DS.replace("DOMAIN", domain), "main", "ds_6_0", "spirv")

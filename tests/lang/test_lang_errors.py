@@ -71,8 +71,8 @@ ERRORS = {
          "lang_test.hlsl:2:7: note: previous definition is here"], 7),
     "redefinition_struct": (
         "struct S { float a; };\nstruct S { float b; };\n" + CS + "    Out[0] = 0;\n}\n",
-        ["lang_test.hlsl:3:1: error: redefinition of 'S'",
-         "lang_test.hlsl:2:1: note: previous definition is here"], 1),
+        ["lang_test.hlsl:3:8: error: redefinition of 'S'",
+         "lang_test.hlsl:2:8: note: previous definition is here"], 8),
     "too_few_arguments": (
         "float K(float a, float b) { return a + b; }\n" + CS + "    Out[0] = K(1.0);\n}\n",
         ["lang_test.hlsl:5:14: error: no matching function for call to 'K' with arguments (float)",

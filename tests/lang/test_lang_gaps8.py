@@ -137,10 +137,10 @@ template<> struct P<float, int> { float g() { return 3; } };
 
 @pytest.mark.parametrize("src, want", [
     ("template<> float h<float>(float x) { return x; }", (1, 18, "no function template 'h' to specialize")),
-    ("template<> struct Q<int> { float a; };", (1, 12, "'Q' is not a struct template")),
+    ("template<> struct Q<int> { float a; };", (1, 19, "'Q' is not a struct template")),
     ("template<typename T> T f(T x) { return x; }\ntemplate<typename T> T f<T>(T x) { return x; }",
      (2, 24, "function template partial specialization is not allowed")),
-    ("template<> struct Q { float a; };", (1, 12, "explicit specialization of 'Q' needs template arguments")),
+    ("template<> struct Q { float a; };", (1, 19, "explicit specialization of 'Q' needs template arguments")),
     ("template<typename T> T f(T x) { return x; }\ntemplate<> float f<int>(float x) { return x; }",
      (2, 18, "no function template matches function template specialization 'f'")),
 ])

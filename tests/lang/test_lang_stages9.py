@@ -79,7 +79,7 @@ DXIL_ERRORS = [
      "1:24: signature element 'C' specifies invalid interpolation mode 'linear' for integer component type: "
      "integer and bool elements are nointerpolation"),
     ("struct I { centroid uint2 c : C; };\nfloat4 main(I i) : SV_Target { return i.c.xyxy; }", "ps_6_0",
-     "2:15: signature element 'C' specifies invalid interpolation mode 'centroid' for integer component type: "
+     "1:27: signature element 'C' specifies invalid interpolation mode 'centroid' for integer component type: "
      "integer and bool elements are nointerpolation"),
     ("float4 main(sample bool c : C) : SV_Target { return c; }", "ps_6_0",
      "1:25: signature element 'C' specifies invalid interpolation mode 'sample' for integer component type: "
@@ -88,7 +88,7 @@ DXIL_ERRORS = [
      "ps_6_0", "1:49: signature element 'SV_PrimitiveID' specifies invalid interpolation mode 'linear' for integer "
      "component type: integer and bool elements are nointerpolation"),
     ("struct O { float4 p : SV_Position; noperspective int c : C; };\nO main() { O o = (O)0; return o; }", "vs_6_0",
-     "2:3: signature element 'C' specifies invalid interpolation mode 'noperspective' for integer component type: "
+     "1:54: signature element 'C' specifies invalid interpolation mode 'noperspective' for integer component type: "
      "integer and bool elements are nointerpolation"),
     ("float4 main(nointerpolation float4 p : SV_Position) : SV_Target { return p; }", "ps_6_0",
      "1:36: invalid interpolation mode for SV_Position: it cannot be nointerpolation"),
@@ -1246,7 +1246,7 @@ def test_interpolated_mesh_primitive_output_is_a_dxil_error():
     """DXC's HLSignatureLower refuses an interpolation mode on a mesh shader's primitive output (DXIL); the
     SPIR-V build takes it (a per-primitive value is flat whatever its decorations)."""
     res = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "dxil")
-    assert R.errors(res) == ["6:73: mesh shader's primitive outputs' interpolation mode must be constant or "
+    assert R.errors(res) == ["3:27: mesh shader's primitive outputs' interpolation mode must be constant or "
                              "undefined: 'F' is centroid"]
     spv = R.compile_hlsl(MS_PRIMITIVE_MODE, "main", "ms_6_5", "spirv", env="vulkan1.2")
     assert spv.ok, R.diagnostics_text(spv)

@@ -265,7 +265,7 @@ DIAG = [
     # VUID-PointSize-PointSize-04317)
     ("vk-builtin-wrong-type", 'struct VOut { float4 pos : SV_Position; [[vk::builtin("PointSize")]] int ps : PSIZE; };\n'
      "VOut main() { VOut o; o.pos = 0; o.ps = 1; return o; }\n", "vs_6_0", "spirv",
-     ["2:6: 'out.PSIZE' cannot be SPIR-V BuiltIn 1: Vulkan's PointSize is float, not 'int'"]),
+     ["1:74: 'out.PSIZE' cannot be SPIR-V BuiltIn 1: Vulkan's PointSize is float, not 'int'"]),
 ]
 
 

@@ -90,9 +90,8 @@ PER_PRIMITIVE: dict[tuple[str, str], tuple[str, str]] = {
 _PER_PRIMITIVE_SVS = {"SV_PrimitiveID", "SV_GSInstanceID", "SV_OutputControlPointID", "SV_DomainLocation",
                       "SV_TessFactor", "SV_InsideTessFactor", "SV_ViewID"}
 # where the compiler reports an error for the value: the first match's group 1 (default: v's name)
-_ANCHORS = {("geometry", "out"): r"PointStream<O> (s)\)", ("hull", "in"): r"main\(InputPatch<CP, 3> (ip)\)",
-            ("domain", "in"): r"main\(OutputPatch<CP, 3> (op)\)", ("mesh", "out"): r"out vertices V (verts)\[",
-            ("mesh", "prim"): r"out primitives Q (prims)\["}
+# (a member of a control point, a stream's vertex or a mesh output is located at the member itself: the default)
+_ANCHORS: dict[tuple[str, str], str] = {}
 
 _VS_OUT_PS_IN = {("vertex", "out"), ("pixel", "in")}
 _TESS = {("hull", "in"), ("hull", "out"), ("domain", "in"), ("domain", "out")}

@@ -58,6 +58,7 @@ class SemaBase:
         literals: dict[int, ir.Const]
         funcs: list[FuncInfo]
         subobjects: list[ir.Subobject]          # state-object subobjects (sema/subobjects.py)
+        field_locs: dict[ir.Struct, tuple[SourceLoc | None, ...]]   # each struct's members' declarations
         methods: dict[str, dict[str, list[FuncInfo]]]
         saw_using: bool
         fn: ir.Function | None

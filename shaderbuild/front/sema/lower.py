@@ -131,6 +131,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.types.named[TRIANGLE_ATTRIBUTES.name] = TRIANGLE_ATTRIBUTES
         self.payload_structs: set[str] = set()      # [raypayload] structs (sema/raytracing.py)
         self.payload_access: list[tuple[ir.Struct, tuple[dict[str, tuple[str, ...]], ...]]] = []   # Module's
+        self.field_locs: dict[ir.Struct, tuple[SourceLoc | None, ...]] = {}     # Module's
         self.types.template_hook = self.template_struct_hook
         self.types.element_major = self.element_major
         self.func_templates: dict[str, list[ast.FuncDecl]] = {}
@@ -405,6 +406,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         major = self.written_major(d.qualifiers, d.type, d.loc)
         return self.options.row_major if major is None else major == "row_major"
 
+    def unsemantic_member_loc(self, t: ir.Type) -> SourceLoc | None:
+        """Where the member of an entry parameter's struct that lacks a semantic is declared (None: not a struct)."""
+        found = _unsemantic_member(t) if isinstance(t, ir.Struct) else None
+        if found is None:
+            return None
+        locs = self.field_locs.get(found[0], ())
+        return locs[found[1]] if found[1] < len(locs) else None
+
     def stage_error(self, message: str, loc: SourceLoc) -> None:
         """An error that depends on the stage: reported only if the function that
         contains it is reachable from the entry point (a file may hold several stages)."""
@@ -471,7 +480,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if dims:
                 raise error("arrays of 'RayQuery' are not supported", ref.loc)
         if len(dims) > MAX_ARRAY_DIMENSIONS:
-            raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})", ref.loc)
+            extra = dims[MAX_ARRAY_DIMENSIONS]      # the first dimension past the limit
+            raise error(f"too many array dimensions ({len(dims)}; the limit is {MAX_ARRAY_DIMENSIONS})",
+                        ref.loc if extra is None else extra.loc)
         if dims and isinstance(t, ir.VoidType):
             raise error("array has incomplete element type 'void'", ref.loc)
         total = 1
@@ -591,6 +602,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                                          coherent="globallycoherent" in f.qualifiers))
         self.check_payload_access(d)
         st = ir.Struct(d.name, tuple(fields))
+        member_locs = dict(zip((f.name for f in fields), self.field_locs.get(base, ()))) if isinstance(base, ir.Struct) else {}
+        member_locs.update((f.name, f.loc) for f in d.fields)
+        self.field_locs[st] = tuple(member_locs.get(f.name) for f in st.fields)
         if bits:
             self.bitfields[d.name] = bits
         self.types.named[d.name] = st
@@ -778,7 +792,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 t = init.type
                 # not a constant (or it depends on a specialisation constant): computed when the shader
                 # starts (as DXC does)
-                runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
+                # (or it reads a function's parameter or local: a static local's initializer)
+                runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) or (
+                    isinstance(x, ir.VarRef) and x.var.storage is ir.Storage.FUNCTION) for x in ir.walk_expr(init))
                 if runtime:
                     if local_static:
                         raise error("a static local variable needs a constant initializer", d.init.loc)
@@ -1430,6 +1446,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         module.spec_constants = self.spec_constants
         module.subobjects = self.subobjects
         module.payload_access = self.payload_access
+        module.field_locs = self.field_locs
         if library and self.subobjects:      # names the hit groups and associations refer to
             from .subobjects import check_exports, check_shader_config
 
@@ -1511,7 +1528,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 if numthreads[0] * numthreads[1] * numthreads[2] > 1024:
                     raise error("numthreads total exceeds 1024 threads per group", a.loc)
                 if numthreads[2] > 64:
-                    raise error("numthreads Z value exceeds 64", a.loc)
+                    raise error("numthreads Z value exceeds 64", a.args[2].loc)
                 used = next((f.derivatives for f in self.reachable(info) if f.derivatives is not None), None)
                 nx, ny, nz = numthreads
                 if used is not None and (nx % 4 if ny == nz == 1 else nx % 2 or ny % 2):
@@ -1549,7 +1566,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if q is not None:
                 raise error(f"'{q}' parameters are only allowed in a mesh shader", p.loc)
             if p.semantic is None and not _has_field_semantics(t) and p.type.name not in PATCH_TYPES:
-                raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic", p.loc)
+                raise error(f"parameter '{p.name}' of entry point '{d.name}' is missing a semantic",
+                            self.unsemantic_member_loc(t) or p.loc)
         assert numthreads is None or len(numthreads) == 3   # the [numthreads] checks above index three
         geometry = self.geometry_info(info) if stage == "geometry" else None
         ep = ir.EntryPoint(d.name, stage, info.ir_func, numthreads=numthreads, return_semantic=d.semantic,
@@ -1718,6 +1736,15 @@ def _template_signature(d: ast.FuncDecl) -> tuple:
 
 def _has_unsized_param(info: FuncInfo) -> bool:
     return any(_unsized_value_array(t) for t in info.param_types)
+
+
+def _unsemantic_member(t: ir.Struct) -> tuple[ir.Struct, int] | None:
+    """The first (innermost) member of `t` that has no semantic and no struct type whose members all have one."""
+    for i, f in enumerate(t.fields):
+        if f.semantic is None and not _has_field_semantics(f.type):
+            inner = _unsemantic_member(f.type) if isinstance(f.type, ir.Struct) else None
+            return inner or (t, i)
+    return None
 
 
 def _has_field_semantics(t: ir.Type) -> bool:

@@ -151,7 +151,8 @@ class ResourceLowering(SemaBase):
             if KINDS[r.kind].rep == "typed":
                 return self._get_dimensions(res, r, args, loc)
             if len(args) != 2 or not all(self.is_place_expr(a) for a in args):
-                raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", loc)
+                bad = next((a.loc for a in args if not self.is_place_expr(a)), loc) if len(args) == 2 else loc
+                raise error("GetDimensions(out uint numStructs, out uint stride) requires two lvalue arguments", bad)
             count = self.temp(ir.UINT)
             self.emit(ir.Store(ir.VarRef(count), ir.Intrinsic("GetDimensions", [res], ir.UINT), loc))
             p0 = self.place(args[0], for_write=True)

@@ -15,7 +15,7 @@ order, `d.j.k.t`), indexed with constants.
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import CompileError, error
+from ...diagnostics import CompileError, SourceLoc, error
 from ...ir.resource_kinds import KINDS
 from ...ir.streams import STREAM_KINDS
 from ...records import Record
@@ -204,7 +204,8 @@ class StructResourceLowering(SemaBase):
     def _members(self, sym: StructResources, st: ir.Struct, d: ast.VarDecl, name: str, path: tuple,
                  regs: dict[str, ast.Register], used: dict[str, int]) -> None:
         data_index = 0
-        for f in st.fields:
+        locs = self.field_locs.get(st, ())
+        for i, f in enumerate(st.fields):
             full = f"{name}.{f.name}"
             if isinstance(f.type, ir.Struct) and struct_has_resource(f.type):
                 inner = StructResources(f.type, {}, sym.data, sym.data_index)
@@ -212,25 +213,27 @@ class StructResourceLowering(SemaBase):
                 sym.members[f.name] = inner
                 data_index += data_type(f.type) is not None
             elif struct_has_resource(f.type):
-                sym.members[f.name] = self._member_resource(d, full, f.type, regs, used, f.coherent)
+                member_loc = locs[i] if i < len(locs) and locs[i] is not None else d.loc
+                sym.members[f.name] = self._member_resource(d, full, f.type, regs, used, member_loc, f.coherent)
             else:
                 sym.members[f.name] = (*path, ("f", data_index))
                 data_index += 1
 
     def _member_resource(self, d: ast.VarDecl, name: str, t: ir.Type, regs: dict[str, ast.Register],
-                         used: dict[str, int], coherent: bool = False) -> ir.Variable:
+                         used: dict[str, int], loc: SourceLoc | None, coherent: bool = False) -> ir.Variable:
+        """`loc`: the member's declaration, where an error about its type points."""
         count, base = 1, t
         while isinstance(base, ir.Array):
             if base.size is None or not isinstance(base.elem, ir.Resource):
                 raise error(f"member '{name}' of '{d.name}': only one-dimensional sized arrays of resources are "
-                            f"supported in a struct", d.loc)
+                            f"supported in a struct", loc)
             count, base = count * base.size, base.elem
         if not isinstance(base, ir.Resource):      # an array of structs with resources
             raise error(f"member '{name}' of '{d.name}' is an array of structs with resource members: not supported",
-                        d.loc)
+                        loc)
         if KINDS[base.kind].element == "block" or base.kind in STREAM_KINDS:
             raise error(f"member '{name}' of '{d.name}' has type '{base}', which cannot be a struct member "
-                        f"resource here", d.loc)
+                        f"resource here", loc)
         cls = base.register_class
         binding = ir.Binding(cls, None, 0, count, globally_coherent=coherent)      # DXC: the member's type's
         r = regs.get(cls)

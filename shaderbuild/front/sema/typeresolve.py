@@ -131,7 +131,7 @@ class TypeResolver:
             return ir.Matrix(elem, r, c)
         if name in STREAM_KINDS:
             if len(ref.args) != 1 or not isinstance(ref.args[0], ast.TypeRef):
-                raise error(f"'{name}' requires a type as template argument", ref.loc)
+                raise error(f"'{name}' requires a type as template argument", ref.args[0].loc if ref.args else ref.loc)
             vertex = self.resolve(ref.args[0])
             if not isinstance(vertex, ir.Struct) and not ir.is_numeric(vertex):
                 raise error(f"'{vertex}' is not a valid vertex type for '{name}': a stream carries a struct or "
@@ -157,7 +157,7 @@ class TypeResolver:
             if isinstance(arg, ast.Name):
                 raise error(f"unknown type name '{arg.name}'", arg.loc)
             if not isinstance(arg, ast.TypeRef):
-                raise error(f"'{name}' requires a type as template argument", ref.loc)
+                raise error(f"'{name}' requires a type as template argument", arg.loc)
             elem = self.resolve(arg)
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
