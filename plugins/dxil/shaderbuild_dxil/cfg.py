@@ -422,8 +422,8 @@ def bypass_continue_blocks(f: Function) -> bool:
         if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or bb not in order:
             continue
         latch = insts[0].attrs["targets"][0]
-        if order[latch] <= order[bb] or not any(order[h] <= order[latch] for h in successors(latch)):
-            continue                                   # not a forward edge to a latch
+        if order[latch] <= order[bb] or not any(order[h] < order[latch] for h in successors(latch)):
+            continue                                   # not a forward edge to a latch (a one-block loop's is its preheader)
         ps = preds[bb]
         if any(p.instructions[-1].op != "br" for p in ps):
             continue

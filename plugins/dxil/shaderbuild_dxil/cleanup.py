@@ -80,6 +80,12 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     # (dxil-spirv left the merge of a switch fallen through such a case without a terminator; shapes 182, 215)
     if removed and cfg.fold_trivial_switches(f):
         cfg.remove_unreachable_blocks(f)
+    # blocks DCE emptied on the way to a latch go too, as bypass_continue_blocks bypasses the lowering's (an `if (c)
+    # continue;` before dead code left a branch whose both targets entered the latch, and the unused returns of an
+    # inlined call reached it through the blocks of their dead code: dxil-spirv took a `break` beside them for an
+    # exit of the wrong selection; loops program 68 of tag fz10old, shapes 233, 769, 818 of tag campaign)
+    if removed and cfg.bypass_continue_blocks(f):
+        uses = remove_dead_code(f)[1]            # a condition both of whose targets became the latch is dead
     # a call or callee left has a positive use count: merged and dead reads, and callees
     # whose calls all went, have none
     return Cleaned({c for c in callees if uses[c] > 0}, stores + [i for i in loads if uses[i] > 0])
