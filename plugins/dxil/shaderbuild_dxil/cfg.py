@@ -406,7 +406,10 @@ def bypass_continue_blocks(f: Function) -> bool:
     nested three deep reached such a latch through empty blocks), except the body's own end (the
     latch's last predecessor in layout): with that one bypassed too, dxil-spirv took the preheader of
     an inner loop run before a `continue` for the merge of the if around it (loops program 1201 of
-    tag hunt7l).  Returns whether a block went."""
+    tag hunt7l).  The block an inner loop's header leaves that loop through (the inner loop's merge) stays
+    too: with the header's exit entering the outer latch straight, beside a `break` with code of its own from
+    an if that also holds a `continue`, dxil-spirv's structurizer (split_merge_blocks, building a ladder for
+    that latch) did not finish converting (loops program 722 of tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -416,6 +419,7 @@ def bypass_continue_blocks(f: Function) -> bool:
         for s in successors(bb):
             preds[s].append(bb)
     index: dict[BasicBlock, int] = {}                  # block order (the lowering lays out a body's end last)
+    inner: dict[BasicBlock, set[BasicBlock]] | None = None     # each loop's body, once a block is a candidate
     gone: set[BasicBlock] = set()
     for bb in blocks[1:]:
         insts = bb.instructions
@@ -427,6 +431,11 @@ def bypass_continue_blocks(f: Function) -> bool:
         ps = preds[bb]
         if any(p.instructions[-1].op != "br" for p in ps):
             continue
+        if inner is None:
+            rpo, rorder, rpreds = _reachable_cfg(f)
+            inner = _loop_bodies(rpo, rorder, rpreds)
+        if any(h in ps and latch not in body for h, body in inner.items()):
+            continue                                   # an inner loop's merge: its header leaves it through bb
         if _has_phis(latch):
             if len(set(ps)) != len(ps) or any(p in preds[latch] for p in ps):
                 continue
