@@ -555,7 +555,8 @@ def test_a_switch_with_two_targets_on_a_run_time_value_stays():
 
 def test_an_endless_loop_gets_a_never_taken_exit_and_a_loop_with_an_exit_does_not():
     """entry: br c, out, head; head: br body; body: br head (no exit); out: ret.  The back edge becomes
-    br true, head, never; never: unreachable.  A second run finds every loop with an exit."""
+    br true, head, out: the exit joins the other side of the branch the loop sits on.  A second run finds
+    every loop with an exit."""
     f, (entry, head, body, out) = function("entry", "head", "body", "out")
     b = IRBuilder(entry)
     b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), out, head)
@@ -567,8 +568,39 @@ def test_an_endless_loop_gets_a_never_taken_exit_and_a_loop_with_an_exit_does_no
     b.ret()
     assert give_endless_loops_an_exit(f)
     term = body.instructions[-1]
-    never = f.blocks[-1]
-    assert term.attrs["targets"] == (head, never) and isinstance(term.operands[0], ConstInt)
+    assert term.attrs["targets"] == (head, out) and isinstance(term.operands[0], ConstInt)
     assert term.operands[0].value == 1
-    assert [i.op for i in never.instructions] == ["unreachable"]
+    assert [bb.name for bb in f.blocks] == ["entry", "head", "body", "out"]
     assert not give_endless_loops_an_exit(f)
+
+
+def test_an_endless_loop_on_every_path_exits_into_unreachable_and_a_joined_phi_takes_undef():
+    """entry: br head; head: br body; body: br head.  Nothing joins beside the loop, so the exit is a new
+    block holding only `unreachable`.  And entry: br c, head, out; out's phi from entry: the back edge
+    joins out, whose phi takes undef from body."""
+    f, (entry, head, body) = function("entry", "head", "body")
+    b = IRBuilder(entry)
+    b.br(head)
+    b.position_at_end(head)
+    b.br(body)
+    b.position_at_end(body)
+    b.br(head)
+    assert give_endless_loops_an_exit(f)
+    never = f.blocks[-1]
+    assert body.instructions[-1].attrs["targets"] == (head, never)
+    assert [i.op for i in never.instructions] == ["unreachable"]
+
+    f, (entry, head, body, out) = function("entry", "head", "body", "out")
+    b = IRBuilder(entry)
+    b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), head, out)
+    b.position_at_end(head)
+    b.br(body)
+    b.position_at_end(body)
+    b.br(head)
+    b.position_at_end(out)
+    phi = b.phi(i32, [(ConstInt(i32, 7), entry)])
+    b.ret()
+    assert give_endless_loops_an_exit(f)
+    assert body.instructions[-1].attrs["targets"] == (head, out)
+    (v7, from_entry), (u, from_body) = phi.attrs["incoming"]
+    assert (v7.value, from_entry, from_body) == (7, entry, body) and isinstance(u, Undef) and u.type == i32

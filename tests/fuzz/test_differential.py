@@ -201,6 +201,33 @@ def test_an_endless_loop_on_a_path_not_taken(backend: str) -> None:
     assert run_backend(backend, ENDLESS_LOOP_ON_A_PATH_NOT_TAKEN, {"O": ("uint", 4)})["O"] == [3 * t for t in range(4)]
 
 
+ENDLESS_LOOP_IN_AN_IF_IN_A_SWITCH_CASE = """RWStructuredBuffer<int> O : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    switch (tid.x & 3) {
+    case 3: {
+        if (tid.x < 2) {
+            for (;;) {}
+        }
+        O[tid.x + 4] = 30;
+        break;
+    }
+    }
+    O[tid.x] = (int)tid.x;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["spirv", "dxil", "dxil-vk"])
+def test_an_endless_loop_in_an_if_in_a_switch_case(backend: str) -> None:
+    """test_fuzz_regressions' endless_loop_in_an_if_in_a_switch_case, run: the endless loop's never-taken exit
+    went to a block holding only `unreachable`, and the SPIR-V dxil-spirv made of that branched into the
+    switch's selection construct (spirv-val); the exit now joins the if's other side
+    (cfg.give_endless_loops_an_exit).  No thread enters the loop: thread 3 takes the case (30 at 7), every
+    thread t stores t at t."""
+    want = [0, 1, 2, 3, -1, -1, -1, 30]
+    assert run_backend(backend, ENDLESS_LOOP_IN_AN_IF_IN_A_SWITCH_CASE, {"O": ("int", [-1] * 8)})["O"] == want
+
 NEVER_TAKEN_BREAK_OF_A_LOOP_NOT_ENTERED = """RWStructuredBuffer<int> Out : register(u0);
 int spin(int n) {
     for (int i = 0; i < n; i++) {

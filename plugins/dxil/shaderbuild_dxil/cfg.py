@@ -10,7 +10,7 @@ from __future__ import annotations
 from shaderbuild.lightstd import Counter, itemgetter
 
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
@@ -367,15 +367,20 @@ def fold_constant_branches(f: Function) -> bool:
 
 def give_endless_loops_an_exit(f: Function) -> bool:
     """A loop no edge leaves (`for (;;)` without a break or return) gets one: its latch's back edge becomes
-    `br i1 true, header, X` with X holding only `unreachable`.  dxil-spirv crashed (SIGSEGV) converting a
-    function with such a loop on a path that may also return (a mutated sample of test_fuzz's batch, and an
-    endless loop inside an if): a structured loop needs a merge block.  The loop still never ends.  Run
-    remove_unreachable_blocks first.  Returns whether a loop got an exit."""
+    `br i1 true, header, X`.  dxil-spirv crashed (SIGSEGV) converting a function with such a loop on a path
+    that may also return (a mutated sample of test_fuzz's batch, and an endless loop inside an if): a
+    structured loop needs a merge block.  X is the block the branch the loop sits on joins the other way
+    (its phis take undef from the latch): with X a block holding only `unreachable`, the SPIR-V dxil-spirv
+    made of an endless loop in an if in a switch case branched into the switch's selection construct
+    (test_fuzz_regressions' endless_loop_in_an_if_in_a_switch_case); only a loop on every path gets that
+    block.  The loop still never ends.  Run remove_unreachable_blocks first.  Returns whether a loop got an
+    exit."""
     blocks = f.blocks
     if len(blocks) < 2:
         return False
     rpo, order, preds = _reachable_cfg(f)
     changed = False
+    idom: list[int] | None = None
     for h, body in _loop_bodies(rpo, order, preds).items():
         if any(s not in body for bb in body for s in successors(bb)):
             continue                                   # the loop has an exit
@@ -383,14 +388,40 @@ def give_endless_loops_an_exit(f: Function) -> bool:
         term = latch.instructions[-1]
         if term.op != "br" or term.operands:
             continue
-        never = f.append_block()
-        stop = Instruction("unreachable", void, [])
-        stop.parent = never
-        never.instructions.append(stop)
+        if idom is None:
+            idom = immediate_dominators([[order[p] for p in preds[bb]] for bb in rpo])
+        never = _join_outside(rpo, order, idom, h, body)
+        if never is None:
+            never = f.append_block()
+            stop = Instruction("unreachable", void, [])
+            stop.parent = never
+            never.instructions.append(stop)
+        else:
+            for inst in never.instructions:            # phis lead their blocks
+                if inst.op != "phi":
+                    break
+                inst.attrs["incoming"] = [*inst.attrs["incoming"], (Undef(inst.type), latch)]
         term.operands = [ConstInt(i1, 1)]
         term.attrs["targets"] = (h, never)
         changed = True
     return changed
+
+
+def _join_outside(rpo: list[BasicBlock], order: dict[BasicBlock, int], idom: list[int], h: BasicBlock,
+                  body: set[BasicBlock]) -> BasicBlock | None:
+    """The first block, walking up the dominators of the endless loop's header `h`, that a dominator enters
+    by a forward edge outside the loop (the other side of the branch the loop sits on), or None (the loop
+    is on every path: nothing to join)."""
+    chain: list[BasicBlock] = []
+    d = order[h]
+    while idom[d] not in (d, -1):
+        d = idom[d]
+        chain.append(rpo[d])
+    for db in chain:
+        for s in successors(db):
+            if s not in body and s not in chain and order.get(s, -1) > order[db]:
+                return s
+    return None
 
 
 def bypass_continue_blocks(f: Function) -> bool:
