@@ -496,7 +496,13 @@ def bypass_break_blocks(f: Function) -> bool:
     predecessor is a switch or already enters the exit (one edge cannot carry two phi values), and so
     does one whose exit is also entered from outside the loop: the next loop's header (dxil-spirv then
     left the first loop unstructured), the shared block of the function's returns (dxil-spirv did not
-    finish converting; loops program 722 of tag hunt7l).  Returns whether a block went."""
+    finish converting; loops program 722 of tag hunt7l).  For a `break` (not the header's exit), blocks
+    entered only from inside the loop count as inside: the `return` path beside the `break` into the block
+    that tests the `returned` flag (dxil-spirv took the break's block for the merge of the if holding it and
+    left that if through a `continue` beside it; loops program 1252 of tag hunt7l, reduced).  Not for the
+    header's exit: beside a `break` with code of its own, dxil-spirv's structurizer then did not finish
+    converting (loops program 722 of tag hunt7l, shapes program 639 of tag campaign).  Returns whether a
+    block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -520,7 +526,9 @@ def bypass_break_blocks(f: Function) -> bool:
         if exit_ in bodies or not around:
             continue
         others = _entered_through_empty_blocks([q for q in preds[exit_] if q is not bb], preds)
-        if not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others) for body in around):
+        inside = [body for body in around if exit_ not in body and body.issuperset(ps)]
+        if not any(body.issuperset(others) for body in inside) and (any(p in bodies for p in ps) or not any(
+                all(q in body or preds[q] and body.issuperset(preds[q]) for q in others) for body in inside)):
             continue                                   # not on the way out of a loop into its own exit
         if not ps or len(set(ps)) != len(ps) or any(
                 p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):
@@ -593,3 +601,4 @@ def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],
 
 def _has_phis(bb: BasicBlock) -> bool:
     return bool(bb.instructions) and bb.instructions[0].op == "phi"
+
