@@ -522,7 +522,11 @@ DXIL_SPIRV_INNER_LOOP_ARM = (
     "continues, beside a sibling `break`: it takes the inner loop's preheader for the merge of that if and "
     "leaves the if's other path unstructured (spirv-val: 'exits the selection ... not via a structured "
     "exit').  The same with a plain statement for the inner loop converts, and so does the loop with a header "
-    "test; it fails also with no empty block bypassed into the latch (a3f475a^); at -O0 and -O3, on 0964c6e")
+    "test; it fails also with no empty block bypassed into the latch (a3f475a^), and with every empty forwarding "
+    "block bypassed, loop headers' exits included (simplifycfg's shape, tried on red11); at -O0 and -O3, on "
+    "0964c6e.  Not DXC's shape: DXC's LLVM rotates the inner loop (loop-rotate: a guard, then the test at the "
+    "bottom), and this program with the inner loop written rotated (`if (0 < i) { do { ... } while (w < i); }`) "
+    "converts; rotating such loops in the DXIL clean-up is the fix, not done")
 
 
 FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT = """RWStructuredBuffer<int> Out : register(u0);
