@@ -7,6 +7,7 @@ import pytest
 from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
+    duplicate_fallen_into_cases,
     fold_constant_branches,
     fold_trivial_switches,
     give_endless_loops_an_exit,
@@ -377,6 +378,38 @@ def _switch_into_phis(selector) -> tuple:
     phi = bld.phi(i32, [(ConstInt(i32, 10), a), (ConstInt(i32, 20), b)])
     bld.ret()
     return f, (entry, a, b, join), phi
+
+
+
+def test_a_case_fallen_into_gets_a_copy_for_the_falling_case():
+    """entry: switch x, m (default), [1 -> a, 0 -> c]; a: br c (falls through); c: phi [1, entry] [2, a],
+    s = c.phi + 3, br m; m: phi [0, entry] [s, c], ret.  a now enters a copy of c (its phi read as 2, the add
+    copied), m's phi takes the copy's sum from it, and c keeps the switch's incoming only.  A switch whose
+    cases do not fall through is left alone (a second run)."""
+    f, (entry, a, c, m) = function("entry", "a", "c", "m")
+    x = Function(FunctionType(i32, ()), "x")
+    b = IRBuilder(entry)
+    sel = b.call(x, [])
+    b.switch(sel, m, [(ConstInt(i32, 1), a), (ConstInt(i32, 0), c)])
+    b.position_at_end(a)
+    b.br(c)
+    b.position_at_end(c)
+    cphi = b.phi(i32, [(ConstInt(i32, 1), entry), (ConstInt(i32, 2), a)])
+    s = b.add(cphi, ConstInt(i32, 3))
+    b.br(m)
+    b.position_at_end(m)
+    mphi = b.phi(i32, [(ConstInt(i32, 0), entry), (s, c)])
+    b.ret()
+    assert duplicate_fallen_into_cases(f)
+    assert [bb.name for bb in f.blocks] == ["entry", "a", "c.dup", "c", "m"]
+    copy = f.blocks[2]
+    assert a.instructions[-1].attrs["targets"] == (copy,)
+    add, br = copy.instructions
+    assert add.op == "add" and add is not s and [o.value for o in add.operands] == [2, 3]
+    assert br.attrs["targets"] == (m,)
+    assert [(v.value, bb) for v, bb in cphi.attrs["incoming"]] == [(1, entry)]
+    assert [(v, bb) for v, bb in mphi.attrs["incoming"]][1:] == [(s, c), (add, copy)]
+    assert not duplicate_fallen_into_cases(f)
 
 
 @pytest.mark.parametrize(("value", "taken"), [(2, "a"), (7, "b")])

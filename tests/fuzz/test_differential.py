@@ -651,16 +651,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH = (
-    "dxil-spirv's structurizer: a switch case that returns from inside a nested if and otherwise falls through into "
-    "the next case: spirv-val rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; "
-    "shapes program 543 of tag campaign, reduced; 424, 546 and 718, and 154 and 296 of tag fz10old, convert once such "
-    "cases end in `break`).  It "
-    "fails the same way with the returning block branching straight to the function's `ret` block (DXC's front "
-    "end's shape, tried instead of our flag tested after the switch); a return directly in the case, or a case "
-    "ending in `break`, converts")
-
-
 BREAK_IN_A_CASE_FALLING_THROUGH = """RWStructuredBuffer<int> Out : register(u0);
 [numthreads(4, 1, 1)]
 void main(uint3 tid : SV_DispatchThreadID) {
@@ -681,15 +671,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
     Out[tid.x] = v;
 }
 """
-
-DXIL_SPIRV_BREAK_IN_A_CASE_FALLING_THROUGH = (
-    "dxil-spirv's structurizer: a switch case that leaves the switch by a `break` from inside a nested if and "
-    "otherwise falls through into the next case (the `break` form of return_in_a_case_falling_through): spirv-val "
-    "rejects the SPIR-V (a block 'exits the selection ... but not via a structured exit'; shapes programs 37 and 106 "
-    "of tag fz10old, reduced, hold this shape; 248 and 121 (a `return` beside the `break`) of tag fz10old and 518 of "
-    "tag campaign convert once that case ends in `break`, and so do 40 (a `continue` from nested ifs), 64 and 297 "
-    "(a `break` or `return` after nested control flow) of tag fz10old, the same family; not tried with the `break` "
-    "block folded into the merge's phi).  With one if around the `break` instead of two it converts")
 
 BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS = """RWStructuredBuffer<int> Out : register(u0);
 [numthreads(4, 1, 1)]
@@ -715,24 +696,34 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS = (
-    "dxil-spirv's structurizer: a switch whose first case may break and otherwise falls through two more cases into "
-    "the default: spirv-val rejects the SPIR-V ('Case construct that targets ... has branches to the case construct "
-    "that targets ...'; shapes programs 222 and 752 of tag campaign fail with this message and 222 holds a switch "
-    "of this shape, not shown to be its only cause).  Without the conditional break, or with one case fewer in the chain, it "
-    "converts.  It fails the same way with the empty blocks between the case and its targets bypassed "
-    "(simplifycfg's shape, tried)")
-
-
 LIMIT_SHAPES = {"inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
-                                             DXIL_SPIRV_INNER_LOOP_ARM),
-                "return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]],
-                                                     DXIL_SPIRV_RETURN_IN_A_CASE_FALLING_THROUGH),
-                "break_in_a_case_falling_through": (BREAK_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 1)[t]],
-                                                    DXIL_SPIRV_BREAK_IN_A_CASE_FALLING_THROUGH),
-                "break_then_a_chain_of_fallthroughs": (BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS,
-                                                       lambda t: [(1111, 1110, 1100, 1000)[t]],
-                                                       DXIL_SPIRV_BREAK_THEN_FALLTHROUGHS)}
+                                             DXIL_SPIRV_INNER_LOOP_ARM)}
+
+FALLEN_INTO_CASES = {"return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]]),
+                     "break_in_a_case_falling_through": (BREAK_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 1)[t]]),
+                     "break_then_a_chain_of_fallthroughs": (BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS,
+                                                            lambda t: [(1111, 1110, 1100, 1000)[t]])}
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
+@pytest.mark.parametrize("shape", list(FALLEN_INTO_CASES))
+def test_cases_falling_through_after_an_early_exit(shape: str, backend: str) -> None:
+    """Differential findings, reduced (strict xfails of test_loop_exits_dxil_spirv_cannot_structurize until
+    red11): a switch case that returns (shapes 543 of tag campaign) or breaks (37 and 106 of tag fz10old) from
+    inside a nested if and otherwise falls through into the next case, and one whose first case may break and
+    otherwise falls through two more cases into the default (222 and 752 of tag campaign fail with its message).
+    dxil-spirv left them unstructured (spirv-val: 'exits the selection ... not via a structured exit', 'Case
+    construct that targets ... has branches to the case construct that targets ...'), also with every empty
+    block bypassed; each case ending in `break` converted.  cfg.duplicate_fallen_into_cases now gives the cases
+    falling into a small case block its copy, so no case falls into another."""
+    src, model = FALLEN_INTO_CASES[shape]
+    want = [v for t in range(4) for v in model(t)]
+    if backend == "lli":
+        res = compile_ok(src, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
 
 
 @pytest.mark.parametrize(("shape", "backend"), [
@@ -971,21 +962,15 @@ void main(uint3 tid : SV_DispatchThreadID) {
 """
 
 
-DXIL_SPIRV_UNTERMINATED_MERGE = (
-    "dxil-spirv's structurizer: a switch in a loop whose `default` stores and breaks while cases sharing a label "
-    "fall through an empty case to the loop's latch (our DXIL: the cases enter empty blocks that branch on to the "
-    "latch); dxil-spirv writes the switch's merge block without a terminator, which spirv-val rejects ('A block "
-    "must end with a branch instruction'); at -O0 and -O3.  Sending the cases straight to the latch (as simplifycfg "
-    "would) converts this program but made shapes program 79 of tag campaign fail the same way")
-
-
-@pytest.mark.parametrize("backend", ["spirv", "lli", *(
-    pytest.param(b, marks=pytest.mark.xfail(strict=True, raises=ConsumerError, reason=DXIL_SPIRV_UNTERMINATED_MERGE))
-    for b in ("dxil", "dxil-vk"))])
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
 def test_a_default_that_breaks_beside_empty_cases_in_a_loop(backend: str) -> None:
-    """Differential finding (shapes program 21 of tag hunt9, reduced).  Our SPIR-V and our DXIL on lli store the
-    model's values; dxil-spirv's SPIR-V of the DXIL fails spirv-val (see the reason).  Threads 0 and 2 take the
-    default (the last store is w = 3); 1 and 3 store nothing."""
+    """Differential finding (shapes program 21 of tag hunt9, reduced; a strict xfail until red11): a switch in a
+    loop whose `default` stores and breaks while cases sharing a label fall through an empty case to the loop's
+    latch.  dxil-spirv wrote the switch's merge block without a terminator (spirv-val: 'A block must end with a
+    branch instruction'), at -O0 and -O3; sending the cases straight to the latch converted this program but
+    made shapes program 79 of tag campaign fail the same way.  cfg.duplicate_fallen_into_cases now gives the
+    cases falling into the empty case its copy.  Threads 0 and 2 take the default (the last store is w = 3);
+    1 and 3 store nothing."""
     src = DEFAULT_THAT_BREAKS_BESIDE_EMPTY_CASES_IN_A_LOOP
     if backend == "lli":
         res = compile_ok(src, "dxil")

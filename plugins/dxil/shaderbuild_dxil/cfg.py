@@ -14,7 +14,7 @@ from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
-           "give_endless_loops_an_exit"]
+           "give_endless_loops_an_exit", "duplicate_fallen_into_cases"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -602,3 +602,106 @@ def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],
 def _has_phis(bb: BasicBlock) -> bool:
     return bool(bb.instructions) and bb.instructions[0].op == "phi"
 
+
+_MOST_DUPLICATED = 32          # instructions of a case block copied for the cases falling into it
+
+
+def duplicate_fallen_into_cases(f: Function) -> bool:
+    """A switch target that other cases fall into (entered by `br` besides the switch) and that only runs on
+    into a block every target reaches (the switch's merge or past it) gets a copy for those cases, so that
+    no case falls into another: the copy takes the phis' incomings from the falling cases, the original
+    keeps the switch's.  dxil-spirv's structurizer left a case that falls through after a `break` or
+    `return` from a nested if unstructured (spirv-val: "exits the selection ... not via a structured exit"),
+    or a chain of such cases ("has branches to the case construct that targets ..."), or wrote the merge
+    of such a switch in a loop without a terminator; each case ending in `break` converts (shapes programs
+    424, 518, 543, 546, 718 of tag campaign, 21 of tag hunt9).  Only a block of at most _MOST_DUPLICATED
+    instructions whose values are used only by the phis of the block it enters.  Returns whether a block
+    was copied."""
+    if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
+        return False
+    changed = False
+    while _duplicate_one_fallen_into_case(f):
+        changed = True
+    return changed
+
+
+def _duplicate_one_fallen_into_case(f: Function) -> bool:
+    rpo, order, preds = _reachable_cfg(f)
+    for sw in rpo:
+        term = sw.instructions[-1] if sw.instructions else None
+        if term is None or term.op != "switch":
+            continue
+        targets = list(dict.fromkeys([term.attrs["default"], *(b for _, b in term.attrs["cases"])]))
+        reach = {t: _reached_from(t, sw) for t in targets}
+        for c in targets:
+            insts = c.instructions
+            if not insts or insts[-1].op != "br" or insts[-1].operands:
+                continue
+            m = insts[-1].attrs["targets"][0]
+            fall = [p for p in preds[c] if p is not sw]
+            if not fall or order[m] <= order[c] or len(set(fall)) != len(fall) or any(
+                    p.instructions[-1].op != "br" or order[p] >= order[c] for p in fall):
+                continue                               # a latch or a loop header: no copy
+            if not all(m in reach[t] for t in targets) or all(c in reach[t] for t in targets if t is not c):
+                continue                               # not a case before the merge, or the merge itself
+            if len(insts) > _MOST_DUPLICATED or not _used_only_by_phis_of(f, c, m):
+                continue
+            _copy_for(f, c, m, fall)
+            return True
+    return False
+
+
+def _used_only_by_phis_of(f: Function, c: BasicBlock, m: BasicBlock) -> bool:
+    """Whether the values `c` defines are used only by the phis of `m`, on the edge from `c`."""
+    defined = set(c.instructions)
+    for bb in f.blocks:
+        for i in bb.instructions:
+            if i.op == "phi":
+                if any(v in defined and not (bb is m and b is c) for v, b in i.attrs["incoming"]):
+                    return False
+            elif bb is not c and not defined.isdisjoint(i.operands):
+                return False
+    return True
+
+
+def _copy_for(f: Function, c: BasicBlock, m: BasicBlock, fall: list[BasicBlock]) -> None:
+    """Copy block `c` (ending in `br m`) for its predecessors `fall`, laid out before `c`."""
+    copy = BasicBlock(c.name + ".dup" if c.name else "", f)
+    f.blocks.insert(f.blocks.index(c), copy)
+    remap: dict = {}
+    for i in c.instructions[:-1]:
+        if i.op == "phi":
+            inc = [(v, b) for v, b in i.attrs["incoming"] if b in fall]
+            i.attrs["incoming"] = [(v, b) for v, b in i.attrs["incoming"] if b not in fall]
+            if len(fall) == 1:
+                remap[i] = inc[0][0]
+                continue
+            n = Instruction("phi", i.type, [], i.name, incoming=inc)
+        else:
+            n = Instruction(i.op, i.type, [remap.get(o, o) for o in i.operands], i.name, **dict(i.attrs))
+        n.parent = copy
+        copy.instructions.append(n)
+        remap[i] = n
+    br = Instruction("br", void, [], targets=(m,))
+    br.parent = copy
+    copy.instructions.append(br)
+    for i in m.instructions:                           # phis lead their blocks
+        if i.op != "phi":
+            break
+        i.attrs["incoming"] = [*i.attrs["incoming"], *((remap.get(v, v), copy) for v, b in i.attrs["incoming"] if b is c)]
+    for p in fall:
+        t = p.instructions[-1]
+        t.attrs["targets"] = tuple(copy if x is c else x for x in t.attrs["targets"])
+
+
+def _reached_from(t: BasicBlock, stop: BasicBlock) -> set[BasicBlock]:
+    """The blocks reached from `t` (itself included) without passing `stop`."""
+    seen: set[BasicBlock] = set()
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if x in seen or x is stop:
+            continue
+        seen.add(x)
+        stack.extend(successors(x))
+    return seen

@@ -44,12 +44,14 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
     switches on a constant or to one block (branches now), the unreachable blocks, the empty blocks on the way to
-    a loop latch or out of a loop and the undef output stores go, and endless loops get a never-taken exit."""
+    a loop latch or out of a loop and the undef output stores go, endless loops get a never-taken exit and the
+    cases falling into a small case get its copy."""
     cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
     cfg.fold_constant_branches(f)
     only_pred = cfg.remove_unreachable_blocks(f)
-    if cfg.give_endless_loops_an_exit(f):
-        only_pred = cfg.remove_unreachable_blocks(f)     # the table of single predecessors changed
+    # for dxil-spirv, also without optimisation; the table of single predecessors changes
+    if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f):
+        only_pred = cfg.remove_unreachable_blocks(f)
     bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     bypassed = cfg.bypass_break_blocks(f) or bypassed
     if not optimize:
