@@ -412,6 +412,38 @@ def test_a_case_fallen_into_gets_a_copy_for_the_falling_case():
     assert not duplicate_fallen_into_cases(f)
 
 
+
+def test_a_case_of_several_blocks_fallen_into_is_copied_whole():
+    """entry: switch x, m (default), [1 -> a, 0 -> c]; a: br c; c: br y, d, e; d, e: br m; m: phi [0, entry]
+    [1, d] [2, e].  The case's three blocks are copied before c, the copy of c branching to the copies of d
+    and e; a enters the copy; m's phi takes 1 and 2 from the copies too."""
+    f, (entry, a, c, d, e, m) = function("entry", "a", "c", "d", "e", "m")
+    x = Function(FunctionType(i32, ()), "x")
+    y = Function(FunctionType(i1, ()), "y")
+    b = IRBuilder(entry)
+    b.switch(b.call(x, []), m, [(ConstInt(i32, 1), a), (ConstInt(i32, 0), c)])
+    b.position_at_end(a)
+    b.br(c)
+    b.position_at_end(c)
+    b.cbranch(b.call(y, []), d, e)
+    for bb in (d, e):
+        b.position_at_end(bb)
+        b.br(m)
+    b.position_at_end(m)
+    phi = b.phi(i32, [(ConstInt(i32, 0), entry), (ConstInt(i32, 1), d), (ConstInt(i32, 2), e)])
+    b.ret()
+    assert duplicate_fallen_into_cases(f)
+    assert [bb.name for bb in f.blocks] == ["entry", "a", "c.dup", "d.dup", "e.dup", "c", "d", "e", "m"]
+    c2, d2, e2 = f.blocks[2:5]
+    assert a.instructions[-1].attrs["targets"] == (c2,)
+    call, br = c2.instructions
+    assert call.op == "call" and call is not c.instructions[0] and br.operands == [call]
+    assert br.attrs["targets"] == (d2, e2) and c.instructions[-1].attrs["targets"] == (d, e)
+    assert [(v.value, bb.name) for v, bb in phi.attrs["incoming"]] == [
+        (0, "entry"), (1, "d"), (2, "e"), (1, "d.dup"), (2, "e.dup")]
+    assert not duplicate_fallen_into_cases(f)
+
+
 @pytest.mark.parametrize(("value", "taken"), [(2, "a"), (7, "b")])
 def test_a_switch_on_a_constant_becomes_a_branch_to_its_case(value, taken):
     f, (entry, a, b, join), phi = _switch_into_phis(ConstInt(i32, value))

@@ -603,20 +603,20 @@ def _has_phis(bb: BasicBlock) -> bool:
     return bool(bb.instructions) and bb.instructions[0].op == "phi"
 
 
-_MOST_DUPLICATED = 32          # instructions of a case block copied for the cases falling into it
+_MOST_DUPLICATED = 256         # instructions of a case's blocks copied for the cases falling into it
 
 
 def duplicate_fallen_into_cases(f: Function) -> bool:
-    """A switch target that other cases fall into (entered by `br` besides the switch) and that only runs on
-    into a block every target reaches (the switch's merge or past it) gets a copy for those cases, so that
-    no case falls into another: the copy takes the phis' incomings from the falling cases, the original
-    keeps the switch's.  dxil-spirv's structurizer left a case that falls through after a `break` or
-    `return` from a nested if unstructured (spirv-val: "exits the selection ... not via a structured exit"),
-    or a chain of such cases ("has branches to the case construct that targets ..."), or wrote the merge
-    of such a switch in a loop without a terminator; each case ending in `break` converts (shapes programs
-    424, 518, 543, 546, 718 of tag campaign, 21 of tag hunt9).  Only a block of at most _MOST_DUPLICATED
-    instructions whose values are used only by the phis of the block it enters.  Returns whether a block
-    was copied."""
+    """A switch case that other cases fall into (its first block entered by `br` besides the switch) gets a
+    copy of its blocks (those it reaches before the switch's merge, entered only from it) for those cases, so
+    that no case falls into another: the copy's first block takes the phis' incomings from the falling
+    cases, the original keeps the switch's, and the blocks the case leaves into take the copy's values too.
+    dxil-spirv's structurizer left a case that falls through after a `break` or `return` from a nested if
+    unstructured (spirv-val: "exits the selection ... not via a structured exit"), or a chain of such cases
+    ("has branches to the case construct that targets ..."), or wrote the merge of such a switch in a loop
+    without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
+    tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
+    used outside them only by phis; not a latch or a loop header.  Returns whether a case was copied."""
     if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
         return False
     changed = False
@@ -632,75 +632,95 @@ def _duplicate_one_fallen_into_case(f: Function) -> bool:
         if term is None or term.op != "switch":
             continue
         targets = list(dict.fromkeys([term.attrs["default"], *(b for _, b in term.attrs["cases"])]))
-        reach = {t: _reached_from(t, sw) for t in targets}
+        reach = {t: _reached_from(t, (sw,)) for t in targets}
+        common = [x for x in set.intersection(*reach.values()) if order[x] > order[sw]]
+        merge = next((x for x in common if all(y in _reached_from(x, (sw,)) for y in common)), None)
+        if merge is None:
+            continue
         for c in targets:
-            insts = c.instructions
-            if not insts or insts[-1].op != "br" or insts[-1].operands:
-                continue
-            m = insts[-1].attrs["targets"][0]
             fall = [p for p in preds[c] if p is not sw]
-            if not fall or order[m] <= order[c] or len(set(fall)) != len(fall) or any(
+            if not fall or c is merge or len(set(fall)) != len(fall) or any(
                     p.instructions[-1].op != "br" or order[p] >= order[c] for p in fall):
-                continue                               # a latch or a loop header: no copy
-            if not all(m in reach[t] for t in targets) or all(c in reach[t] for t in targets if t is not c):
-                continue                               # not a case before the merge, or the merge itself
-            if len(insts) > _MOST_DUPLICATED or not _used_only_by_phis_of(f, c, m):
+                continue                               # no case falls into c, or c is a loop header
+            region = _reached_from(c, (merge, sw))
+            if any(q not in region for x in region if x is not c for q in preds[x]) or any(
+                    s not in region and order[s] <= order[x] for x in region for s in successors(x)):
+                continue                               # entered elsewhere, or a latch of a loop around it
+            if sum(len(x.instructions) for x in region) > _MOST_DUPLICATED or not _used_only_by_phis(f, region):
                 continue
-            _copy_for(f, c, m, fall)
+            _copy_for(f, [x for x in f.blocks if x in region], c, fall)
             return True
     return False
 
 
-def _used_only_by_phis_of(f: Function, c: BasicBlock, m: BasicBlock) -> bool:
-    """Whether the values `c` defines are used only by the phis of `m`, on the edge from `c`."""
-    defined = set(c.instructions)
+def _used_only_by_phis(f: Function, region: set[BasicBlock]) -> bool:
+    """Whether the values the blocks of `region` define are used outside it only by phis, on edges from it."""
+    defined = {i for bb in region for i in bb.instructions}
     for bb in f.blocks:
+        if bb in region:
+            continue
         for i in bb.instructions:
             if i.op == "phi":
-                if any(v in defined and not (bb is m and b is c) for v, b in i.attrs["incoming"]):
+                if any(v in defined and b not in region for v, b in i.attrs["incoming"]):
                     return False
-            elif bb is not c and not defined.isdisjoint(i.operands):
+            elif not defined.isdisjoint(i.operands):
                 return False
     return True
 
 
-def _copy_for(f: Function, c: BasicBlock, m: BasicBlock, fall: list[BasicBlock]) -> None:
-    """Copy block `c` (ending in `br m`) for its predecessors `fall`, laid out before `c`."""
-    copy = BasicBlock(c.name + ".dup" if c.name else "", f)
-    f.blocks.insert(f.blocks.index(c), copy)
+def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock]) -> None:
+    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`."""
+    bm = {bb: BasicBlock(bb.name + ".dup" if bb.name else "", f) for bb in blocks}
+    at = f.blocks.index(c)
+    f.blocks[at:at] = [bm[bb] for bb in blocks]
     remap: dict = {}
-    for i in c.instructions[:-1]:
-        if i.op == "phi":
-            inc = [(v, b) for v, b in i.attrs["incoming"] if b in fall]
-            i.attrs["incoming"] = [(v, b) for v, b in i.attrs["incoming"] if b not in fall]
-            if len(fall) == 1:
-                remap[i] = inc[0][0]
+    pairs = []
+    for bb in blocks:
+        for i in bb.instructions:
+            if bb is c and i.op == "phi":
+                inc = [(v, b) for v, b in i.attrs["incoming"] if b in fall]
+                i.attrs["incoming"] = [(v, b) for v, b in i.attrs["incoming"] if b not in fall]
+                if len(fall) == 1:
+                    remap[i] = inc[0][0]
+                    continue
+                n = Instruction("phi", i.type, [], i.name, incoming=inc)
+            else:
+                n = Instruction(i.op, i.type, list(i.operands), i.name, **dict(i.attrs))
+                pairs.append(n)
+            n.parent = bm[bb]
+            bm[bb].instructions.append(n)
+            remap[i] = n
+    for n in pairs:                                    # operands may be defined later (a loop's phis)
+        n.operands = [remap.get(o, o) for o in n.operands]
+        attrs = n.attrs
+        if n.op == "phi":
+            attrs["incoming"] = [(remap.get(v, v), bm.get(b, b)) for v, b in attrs["incoming"]]
+        elif n.op == "br":
+            attrs["targets"] = tuple(bm.get(x, x) for x in attrs["targets"])
+        elif n.op == "switch":
+            attrs["default"] = bm.get(attrs["default"], attrs["default"])
+            attrs["cases"] = [(v, bm.get(x, x)) for v, x in attrs["cases"]]
+    for bb in blocks:                                  # the blocks the case leaves into
+        for x in dict.fromkeys(successors(bb)):
+            if x in bm:
                 continue
-            n = Instruction("phi", i.type, [], i.name, incoming=inc)
-        else:
-            n = Instruction(i.op, i.type, [remap.get(o, o) for o in i.operands], i.name, **dict(i.attrs))
-        n.parent = copy
-        copy.instructions.append(n)
-        remap[i] = n
-    br = Instruction("br", void, [], targets=(m,))
-    br.parent = copy
-    copy.instructions.append(br)
-    for i in m.instructions:                           # phis lead their blocks
-        if i.op != "phi":
-            break
-        i.attrs["incoming"] = [*i.attrs["incoming"], *((remap.get(v, v), copy) for v, b in i.attrs["incoming"] if b is c)]
+            for i in x.instructions:                   # phis lead their blocks
+                if i.op != "phi":
+                    break
+                i.attrs["incoming"] = [*i.attrs["incoming"],
+                                       *((remap.get(v, v), bm[bb]) for v, b in i.attrs["incoming"] if b is bb)]
     for p in fall:
         t = p.instructions[-1]
-        t.attrs["targets"] = tuple(copy if x is c else x for x in t.attrs["targets"])
+        t.attrs["targets"] = tuple(bm[c] if x is c else x for x in t.attrs["targets"])
 
 
-def _reached_from(t: BasicBlock, stop: BasicBlock) -> set[BasicBlock]:
-    """The blocks reached from `t` (itself included) without passing `stop`."""
+def _reached_from(t: BasicBlock, stops: tuple[BasicBlock, ...]) -> set[BasicBlock]:
+    """The blocks reached from `t` (itself included) without passing `stops`."""
     seen: set[BasicBlock] = set()
     stack = [t]
     while stack:
         x = stack.pop()
-        if x in seen or x is stop:
+        if x in seen or x in stops:
             continue
         seen.add(x)
         stack.extend(successors(x))
