@@ -616,7 +616,9 @@ def duplicate_fallen_into_cases(f: Function) -> bool:
     ("has branches to the case construct that targets ..."), or wrote the merge of such a switch in a loop
     without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
     tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
-    used outside them only by phis; not a latch or a loop header.  Returns whether a case was copied."""
+    used outside them only by phis, holding no loop (dxil-to-spirv crashed, SIGSEGV, on shapes programs 350
+    and 375 of tag campaign with a copied loop); not a latch or a loop header.  Returns whether a case was
+    copied."""
     if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
         return False
     changed = False
@@ -644,8 +646,8 @@ def _duplicate_one_fallen_into_case(f: Function) -> bool:
                 continue                               # no case falls into c, or c is a loop header
             region = _reached_from(c, (merge, sw))
             if any(q not in region for x in region if x is not c for q in preds[x]) or any(
-                    s not in region and order[s] <= order[x] for x in region for s in successors(x)):
-                continue                               # entered elsewhere, or a latch of a loop around it
+                    order[s] <= order[x] for x in region for s in successors(x)):
+                continue                               # entered elsewhere, or holding a loop's latch
             if sum(len(x.instructions) for x in region) > _MOST_DUPLICATED or not _used_only_by_phis(f, region):
                 continue
             _copy_for(f, [x for x in f.blocks if x in region], c, fall)
