@@ -1,5 +1,6 @@
 """CFG clean-up after lowering: drop blocks no path reaches; continue paths go straight to the latch,
-break paths to the loop's exit.
+break paths to the loop's exit; endless loops get a never-taken exit; switch cases fallen into are copied
+for the cases falling into them: shapes dxil-spirv's structurizer takes.
 
 Structured lowering leaves empty blocks after `break`/`return`; LLVM accepts
 them but the DXIL validator wants a tidy, reducible CFG.
