@@ -7,6 +7,7 @@ import pytest
 from shaderbuild_dxil.cfg import (
     bypass_break_blocks,
     bypass_continue_blocks,
+    duplicate_fallen_into_cases,
     fold_constant_branches,
     fold_trivial_switches,
     give_endless_loops_an_exit,
@@ -379,6 +380,70 @@ def _switch_into_phis(selector) -> tuple:
     return f, (entry, a, b, join), phi
 
 
+
+def test_a_case_fallen_into_gets_a_copy_for_the_falling_case():
+    """entry: switch x, m (default), [1 -> a, 0 -> c]; a: br c (falls through); c: phi [1, entry] [2, a],
+    s = c.phi + 3, br m; m: phi [0, entry] [s, c], ret.  a now enters a copy of c (its phi read as 2, the add
+    copied), m's phi takes the copy's sum from it, and c keeps the switch's incoming only.  A switch whose
+    cases do not fall through is left alone (a second run)."""
+    f, (entry, a, c, m) = function("entry", "a", "c", "m")
+    x = Function(FunctionType(i32, ()), "x")
+    b = IRBuilder(entry)
+    sel = b.call(x, [])
+    b.switch(sel, m, [(ConstInt(i32, 1), a), (ConstInt(i32, 0), c)])
+    b.position_at_end(a)
+    b.br(c)
+    b.position_at_end(c)
+    cphi = b.phi(i32, [(ConstInt(i32, 1), entry), (ConstInt(i32, 2), a)])
+    s = b.add(cphi, ConstInt(i32, 3))
+    b.br(m)
+    b.position_at_end(m)
+    mphi = b.phi(i32, [(ConstInt(i32, 0), entry), (s, c)])
+    b.ret()
+    assert duplicate_fallen_into_cases(f)
+    assert [bb.name for bb in f.blocks] == ["entry", "a", "c.dup", "c", "m"]
+    copy = f.blocks[2]
+    assert a.instructions[-1].attrs["targets"] == (copy,)
+    add, br = copy.instructions
+    assert add.op == "add" and add is not s and [o.value for o in add.operands] == [2, 3]
+    assert br.attrs["targets"] == (m,)
+    assert [(v.value, bb) for v, bb in cphi.attrs["incoming"]] == [(1, entry)]
+    assert [(v, bb) for v, bb in mphi.attrs["incoming"]][1:] == [(s, c), (add, copy)]
+    assert not duplicate_fallen_into_cases(f)
+
+
+
+def test_a_case_of_several_blocks_fallen_into_is_copied_whole():
+    """entry: switch x, m (default), [1 -> a, 0 -> c]; a: br c; c: br y, d, e; d, e: br m; m: phi [0, entry]
+    [1, d] [2, e].  The case's three blocks are copied before c, the copy of c branching to the copies of d
+    and e; a enters the copy; m's phi takes 1 and 2 from the copies too."""
+    f, (entry, a, c, d, e, m) = function("entry", "a", "c", "d", "e", "m")
+    x = Function(FunctionType(i32, ()), "x")
+    y = Function(FunctionType(i1, ()), "y")
+    b = IRBuilder(entry)
+    b.switch(b.call(x, []), m, [(ConstInt(i32, 1), a), (ConstInt(i32, 0), c)])
+    b.position_at_end(a)
+    b.br(c)
+    b.position_at_end(c)
+    b.cbranch(b.call(y, []), d, e)
+    for bb in (d, e):
+        b.position_at_end(bb)
+        b.br(m)
+    b.position_at_end(m)
+    phi = b.phi(i32, [(ConstInt(i32, 0), entry), (ConstInt(i32, 1), d), (ConstInt(i32, 2), e)])
+    b.ret()
+    assert duplicate_fallen_into_cases(f)
+    assert [bb.name for bb in f.blocks] == ["entry", "a", "c.dup", "d.dup", "e.dup", "c", "d", "e", "m"]
+    c2, d2, e2 = f.blocks[2:5]
+    assert a.instructions[-1].attrs["targets"] == (c2,)
+    call, br = c2.instructions
+    assert call.op == "call" and call is not c.instructions[0] and br.operands == [call]
+    assert br.attrs["targets"] == (d2, e2) and c.instructions[-1].attrs["targets"] == (d, e)
+    assert [(v.value, bb.name) for v, bb in phi.attrs["incoming"]] == [
+        (0, "entry"), (1, "d"), (2, "e"), (1, "d.dup"), (2, "e.dup")]
+    assert not duplicate_fallen_into_cases(f)
+
+
 @pytest.mark.parametrize(("value", "taken"), [(2, "a"), (7, "b")])
 def test_a_switch_on_a_constant_becomes_a_branch_to_its_case(value, taken):
     f, (entry, a, b, join), phi = _switch_into_phis(ConstInt(i32, value))
@@ -555,7 +620,8 @@ def test_a_switch_with_two_targets_on_a_run_time_value_stays():
 
 def test_an_endless_loop_gets_a_never_taken_exit_and_a_loop_with_an_exit_does_not():
     """entry: br c, out, head; head: br body; body: br head (no exit); out: ret.  The back edge becomes
-    br true, head, never; never: unreachable.  A second run finds every loop with an exit."""
+    br true, head, out: the exit joins the other side of the branch the loop sits on.  A second run finds
+    every loop with an exit."""
     f, (entry, head, body, out) = function("entry", "head", "body", "out")
     b = IRBuilder(entry)
     b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), out, head)
@@ -567,8 +633,39 @@ def test_an_endless_loop_gets_a_never_taken_exit_and_a_loop_with_an_exit_does_no
     b.ret()
     assert give_endless_loops_an_exit(f)
     term = body.instructions[-1]
-    never = f.blocks[-1]
-    assert term.attrs["targets"] == (head, never) and isinstance(term.operands[0], ConstInt)
+    assert term.attrs["targets"] == (head, out) and isinstance(term.operands[0], ConstInt)
     assert term.operands[0].value == 1
-    assert [i.op for i in never.instructions] == ["unreachable"]
+    assert [bb.name for bb in f.blocks] == ["entry", "head", "body", "out"]
     assert not give_endless_loops_an_exit(f)
+
+
+def test_an_endless_loop_on_every_path_exits_into_unreachable_and_a_joined_phi_takes_undef():
+    """entry: br head; head: br body; body: br head.  Nothing joins beside the loop, so the exit is a new
+    block holding only `unreachable`.  And entry: br c, head, out; out's phi from entry: the back edge
+    joins out, whose phi takes undef from body."""
+    f, (entry, head, body) = function("entry", "head", "body")
+    b = IRBuilder(entry)
+    b.br(head)
+    b.position_at_end(head)
+    b.br(body)
+    b.position_at_end(body)
+    b.br(head)
+    assert give_endless_loops_an_exit(f)
+    never = f.blocks[-1]
+    assert body.instructions[-1].attrs["targets"] == (head, never)
+    assert [i.op for i in never.instructions] == ["unreachable"]
+
+    f, (entry, head, body, out) = function("entry", "head", "body", "out")
+    b = IRBuilder(entry)
+    b.cbranch(b.fcmp("olt", ConstFloat(f32, 0.0), ConstFloat(f32, 1.0)), head, out)
+    b.position_at_end(head)
+    b.br(body)
+    b.position_at_end(body)
+    b.br(head)
+    b.position_at_end(out)
+    phi = b.phi(i32, [(ConstInt(i32, 7), entry)])
+    b.ret()
+    assert give_endless_loops_an_exit(f)
+    assert body.instructions[-1].attrs["targets"] == (head, out)
+    (v7, from_entry), (u, from_body) = phi.attrs["incoming"]
+    assert (v7.value, from_entry, from_body) == (7, entry, body) and isinstance(u, Undef) and u.type == i32

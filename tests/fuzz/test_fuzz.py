@@ -41,11 +41,7 @@ HYPOTHESIS_EXAMPLES = 200
 TIMEOUT = 30.0           # per input, in the pool
 
 # signature pattern -> the regression test that tracks it (remove when fixed)
-KNOWN: dict[str, str] = {
-    r"^invalid\|\|dxil-spirv: spirv-val .* rejects dxil-spirv's SPIR-V of our DXIL:\n.*branches to the selection "
-    r"construct, but not to the selection header":
-        "test_fuzz_regression[endless_loop_in_an_if_in_a_switch_case-dxil]",
-}
+KNOWN: dict[str, str] = {}
 _KNOWN = [re.compile(p) for p in KNOWN]
 
 

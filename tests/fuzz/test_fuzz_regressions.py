@@ -124,10 +124,9 @@ REGRESSIONS = [
      b"    switch (tid.z & 3) { case 3: { if (tid.x < 4) { for (;;) {} } break; } }\n    O[0] = 1;\n}\n",
      "dxil: exit 0, but dxil-spirv's SPIR-V of the DXIL fails spirv-val (a block branches to the selection "
      "construct, not to its header); test_mutated_batch input 2126 (deep_nesting put 16 for(;;) in a loop in a "
-     "case; the loop's first test is the if here)",
-     {"dxil": "dxil/dxil-spirv: an endless loop (given a never-taken exit to `unreachable`, cfg.py) on one side of "
-              "a branch inside a switch case: the SPIR-V dxil-spirv makes of our DXIL branches into the switch's "
-              "selection construct (not triaged: our CFG or its structurizer)"}),
+     "case; the loop's first test is the if here).  Ours: the loop's never-taken exit went to a block holding only "
+     "`unreachable`; it now joins the if's other side (cfg.give_endless_loops_an_exit)",
+     None),
     ("byte_address_load_struct_holding_a_sampler",
      b"struct S { float a; SamplerState d; };\nRWByteAddressBuffer B : register(u0);\n"
      b"[numthreads(1,1,1)] void main() { S s = B.Load<S>(4); B.Store(0, s.a); }\n",

@@ -1,5 +1,6 @@
 """CFG clean-up after lowering: drop blocks no path reaches; continue paths go straight to the latch,
-break paths to the loop's exit.
+break paths to the loop's exit; endless loops get a never-taken exit; switch cases fallen into are copied
+for the cases falling into them: shapes dxil-spirv's structurizer takes.
 
 Structured lowering leaves empty blocks after `break`/`return`; LLVM accepts
 them but the DXIL validator wants a tidy, reducible CFG.
@@ -10,11 +11,11 @@ from __future__ import annotations
 from shaderbuild.lightstd import Counter, itemgetter
 
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
-           "give_endless_loops_an_exit"]
+           "give_endless_loops_an_exit", "duplicate_fallen_into_cases"]
 
 _block = itemgetter(1)                  # of a phi's (value, block) pair
 
@@ -367,15 +368,20 @@ def fold_constant_branches(f: Function) -> bool:
 
 def give_endless_loops_an_exit(f: Function) -> bool:
     """A loop no edge leaves (`for (;;)` without a break or return) gets one: its latch's back edge becomes
-    `br i1 true, header, X` with X holding only `unreachable`.  dxil-spirv crashed (SIGSEGV) converting a
-    function with such a loop on a path that may also return (a mutated sample of test_fuzz's batch, and an
-    endless loop inside an if): a structured loop needs a merge block.  The loop still never ends.  Run
-    remove_unreachable_blocks first.  Returns whether a loop got an exit."""
+    `br i1 true, header, X`.  dxil-spirv crashed (SIGSEGV) converting a function with such a loop on a path
+    that may also return (a mutated sample of test_fuzz's batch, and an endless loop inside an if): a
+    structured loop needs a merge block.  X is the block the branch the loop sits on joins the other way
+    (its phis take undef from the latch): with X a block holding only `unreachable`, the SPIR-V dxil-spirv
+    made of an endless loop in an if in a switch case branched into the switch's selection construct
+    (test_fuzz_regressions' endless_loop_in_an_if_in_a_switch_case); only a loop on every path gets that
+    block.  The loop still never ends.  Run remove_unreachable_blocks first.  Returns whether a loop got an
+    exit."""
     blocks = f.blocks
     if len(blocks) < 2:
         return False
     rpo, order, preds = _reachable_cfg(f)
     changed = False
+    idom: list[int] | None = None
     for h, body in _loop_bodies(rpo, order, preds).items():
         if any(s not in body for bb in body for s in successors(bb)):
             continue                                   # the loop has an exit
@@ -383,14 +389,40 @@ def give_endless_loops_an_exit(f: Function) -> bool:
         term = latch.instructions[-1]
         if term.op != "br" or term.operands:
             continue
-        never = f.append_block()
-        stop = Instruction("unreachable", void, [])
-        stop.parent = never
-        never.instructions.append(stop)
+        if idom is None:
+            idom = immediate_dominators([[order[p] for p in preds[bb]] for bb in rpo])
+        never = _join_outside(rpo, order, idom, h, body)
+        if never is None:
+            never = f.append_block()
+            stop = Instruction("unreachable", void, [])
+            stop.parent = never
+            never.instructions.append(stop)
+        else:
+            for inst in never.instructions:            # phis lead their blocks
+                if inst.op != "phi":
+                    break
+                inst.attrs["incoming"] = [*inst.attrs["incoming"], (Undef(inst.type), latch)]
         term.operands = [ConstInt(i1, 1)]
         term.attrs["targets"] = (h, never)
         changed = True
     return changed
+
+
+def _join_outside(rpo: list[BasicBlock], order: dict[BasicBlock, int], idom: list[int], h: BasicBlock,
+                  body: set[BasicBlock]) -> BasicBlock | None:
+    """The first block, walking up the dominators of the endless loop's header `h`, that a dominator enters
+    by a forward edge outside the loop (the other side of the branch the loop sits on), or None (the loop
+    is on every path: nothing to join)."""
+    chain: list[BasicBlock] = []
+    d = order[h]
+    while idom[d] not in (d, -1):
+        d = idom[d]
+        chain.append(rpo[d])
+    for db in chain:
+        for s in successors(db):
+            if s not in body and s not in chain and order.get(s, -1) > order[db]:
+                return s
+    return None
 
 
 def bypass_continue_blocks(f: Function) -> bool:
@@ -406,7 +438,10 @@ def bypass_continue_blocks(f: Function) -> bool:
     nested three deep reached such a latch through empty blocks), except the body's own end (the
     latch's last predecessor in layout): with that one bypassed too, dxil-spirv took the preheader of
     an inner loop run before a `continue` for the merge of the if around it (loops program 1201 of
-    tag hunt7l).  Returns whether a block went."""
+    tag hunt7l).  The block an inner loop's header leaves that loop through (the inner loop's merge) stays
+    too: with the header's exit entering the outer latch straight, beside a `break` with code of its own from
+    an if that also holds a `continue`, dxil-spirv's structurizer (split_merge_blocks, building a ladder for
+    that latch) did not finish converting (loops program 722 of tag hunt7l).  Returns whether a block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -416,17 +451,23 @@ def bypass_continue_blocks(f: Function) -> bool:
         for s in successors(bb):
             preds[s].append(bb)
     index: dict[BasicBlock, int] = {}                  # block order (the lowering lays out a body's end last)
+    inner: dict[BasicBlock, set[BasicBlock]] | None = None     # each loop's body, once a block is a candidate
     gone: set[BasicBlock] = set()
     for bb in blocks[1:]:
         insts = bb.instructions
         if len(insts) != 1 or insts[0].op != "br" or insts[0].operands or bb not in order:
             continue
         latch = insts[0].attrs["targets"][0]
-        if order[latch] <= order[bb] or not any(order[h] <= order[latch] for h in successors(latch)):
-            continue                                   # not a forward edge to a latch
+        if order[latch] <= order[bb] or not any(order[h] < order[latch] for h in successors(latch)):
+            continue                                   # not a forward edge to a latch (a one-block loop's is its preheader)
         ps = preds[bb]
         if any(p.instructions[-1].op != "br" for p in ps):
             continue
+        if inner is None:
+            rpo, rorder, rpreds = _reachable_cfg(f)
+            inner = _loop_bodies(rpo, rorder, rpreds)
+        if any(h in ps and latch not in body for h, body in inner.items()):
+            continue                                   # an inner loop's merge: its header leaves it through bb
         if _has_phis(latch):
             if len(set(ps)) != len(ps) or any(p in preds[latch] for p in ps):
                 continue
@@ -456,7 +497,13 @@ def bypass_break_blocks(f: Function) -> bool:
     predecessor is a switch or already enters the exit (one edge cannot carry two phi values), and so
     does one whose exit is also entered from outside the loop: the next loop's header (dxil-spirv then
     left the first loop unstructured), the shared block of the function's returns (dxil-spirv did not
-    finish converting; loops program 722 of tag hunt7l).  Returns whether a block went."""
+    finish converting; loops program 722 of tag hunt7l).  For a `break` (not the header's exit), blocks
+    entered only from inside the loop count as inside: the `return` path beside the `break` into the block
+    that tests the `returned` flag (dxil-spirv took the break's block for the merge of the if holding it and
+    left that if through a `continue` beside it; loops program 1252 of tag hunt7l, reduced).  Not for the
+    header's exit: beside a `break` with code of its own, dxil-spirv's structurizer then did not finish
+    converting (loops program 722 of tag hunt7l, shapes program 639 of tag campaign).  Returns whether a
+    block went."""
     blocks = f.blocks
     if len(blocks) < 3:
         return False
@@ -480,7 +527,9 @@ def bypass_break_blocks(f: Function) -> bool:
         if exit_ in bodies or not around:
             continue
         others = _entered_through_empty_blocks([q for q in preds[exit_] if q is not bb], preds)
-        if not any(exit_ not in body and body.issuperset(ps) and body.issuperset(others) for body in around):
+        inside = [body for body in around if exit_ not in body and body.issuperset(ps)]
+        if not any(body.issuperset(others) for body in inside) and (any(p in bodies for p in ps) or not any(
+                all(q in body or preds[q] and body.issuperset(preds[q]) for q in others) for body in inside)):
             continue                                   # not on the way out of a loop into its own exit
         if not ps or len(set(ps)) != len(ps) or any(
                 p.instructions[-1].op != "br" or p in preds[exit_] for p in ps):
@@ -553,3 +602,129 @@ def _loop_bodies(rpo: list[BasicBlock], order: dict[BasicBlock, int],
 
 def _has_phis(bb: BasicBlock) -> bool:
     return bool(bb.instructions) and bb.instructions[0].op == "phi"
+
+
+_MOST_DUPLICATED = 256         # instructions of a case's blocks copied for the cases falling into it
+
+
+def duplicate_fallen_into_cases(f: Function) -> bool:
+    """A switch case that other cases fall into (its first block entered by `br` besides the switch) gets a
+    copy of its blocks (those it reaches before the switch's merge, entered only from it) for those cases, so
+    that no case falls into another: the copy's first block takes the phis' incomings from the falling
+    cases, the original keeps the switch's, and the blocks the case leaves into take the copy's values too.
+    dxil-spirv's structurizer left a case that falls through after a `break` or `return` from a nested if
+    unstructured (spirv-val: "exits the selection ... not via a structured exit"), or a chain of such cases
+    ("has branches to the case construct that targets ..."), or wrote the merge of such a switch in a loop
+    without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
+    tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
+    used outside them only by phis, holding no loop (dxil-to-spirv crashed, SIGSEGV, on shapes programs 350
+    and 375 of tag campaign with a copied loop); not a latch or a loop header.  Returns whether a case was
+    copied."""
+    if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
+        return False
+    changed = False
+    while _duplicate_one_fallen_into_case(f):
+        changed = True
+    return changed
+
+
+def _duplicate_one_fallen_into_case(f: Function) -> bool:
+    rpo, order, preds = _reachable_cfg(f)
+    for sw in rpo:
+        term = sw.instructions[-1] if sw.instructions else None
+        if term is None or term.op != "switch":
+            continue
+        targets = list(dict.fromkeys([term.attrs["default"], *(b for _, b in term.attrs["cases"])]))
+        reach = {t: _reached_from(t, (sw,)) for t in targets}
+        common = [x for x in set.intersection(*reach.values()) if order[x] > order[sw]]
+        merge = next((x for x in common if all(y in _reached_from(x, (sw,)) for y in common)), None)
+        if merge is None:
+            continue
+        for c in targets:
+            fall = [p for p in preds[c] if p is not sw]
+            if not fall or c is merge or len(set(fall)) != len(fall) or any(
+                    p.instructions[-1].op != "br" or order[p] >= order[c] for p in fall):
+                continue                               # no case falls into c, or c is a loop header
+            region = _reached_from(c, (merge, sw))
+            if any(q not in region for x in region if x is not c for q in preds[x]) or any(
+                    order[s] <= order[x] for x in region for s in successors(x)):
+                continue                               # entered elsewhere, or holding a loop's latch
+            if sum(len(x.instructions) for x in region) > _MOST_DUPLICATED or not _used_only_by_phis(f, region):
+                continue
+            _copy_for(f, [x for x in f.blocks if x in region], c, fall)
+            return True
+    return False
+
+
+def _used_only_by_phis(f: Function, region: set[BasicBlock]) -> bool:
+    """Whether the values the blocks of `region` define are used outside it only by phis, on edges from it."""
+    defined = {i for bb in region for i in bb.instructions}
+    for bb in f.blocks:
+        if bb in region:
+            continue
+        for i in bb.instructions:
+            if i.op == "phi":
+                if any(v in defined and b not in region for v, b in i.attrs["incoming"]):
+                    return False
+            elif not defined.isdisjoint(i.operands):
+                return False
+    return True
+
+
+def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock]) -> None:
+    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`."""
+    bm = {bb: BasicBlock(bb.name + ".dup" if bb.name else "", f) for bb in blocks}
+    at = f.blocks.index(c)
+    f.blocks[at:at] = [bm[bb] for bb in blocks]
+    remap: dict = {}
+    pairs = []
+    for bb in blocks:
+        for i in bb.instructions:
+            if bb is c and i.op == "phi":
+                inc = [(v, b) for v, b in i.attrs["incoming"] if b in fall]
+                i.attrs["incoming"] = [(v, b) for v, b in i.attrs["incoming"] if b not in fall]
+                if len(fall) == 1:
+                    remap[i] = inc[0][0]
+                    continue
+                n = Instruction("phi", i.type, [], i.name, incoming=inc)
+            else:
+                n = Instruction(i.op, i.type, list(i.operands), i.name, **dict(i.attrs))
+                pairs.append(n)
+            n.parent = bm[bb]
+            bm[bb].instructions.append(n)
+            remap[i] = n
+    for n in pairs:                                    # operands may be defined later (a loop's phis)
+        n.operands = [remap.get(o, o) for o in n.operands]
+        attrs = n.attrs
+        if n.op == "phi":
+            attrs["incoming"] = [(remap.get(v, v), bm.get(b, b)) for v, b in attrs["incoming"]]
+        elif n.op == "br":
+            attrs["targets"] = tuple(bm.get(x, x) for x in attrs["targets"])
+        elif n.op == "switch":
+            attrs["default"] = bm.get(attrs["default"], attrs["default"])
+            attrs["cases"] = [(v, bm.get(x, x)) for v, x in attrs["cases"]]
+    for bb in blocks:                                  # the blocks the case leaves into
+        for x in dict.fromkeys(successors(bb)):
+            if x in bm:
+                continue
+            for i in x.instructions:                   # phis lead their blocks
+                if i.op != "phi":
+                    break
+                i.attrs["incoming"] = [*i.attrs["incoming"],
+                                       *((remap.get(v, v), bm[bb]) for v, b in i.attrs["incoming"] if b is bb)]
+    for p in fall:
+        t = p.instructions[-1]
+        t.attrs["targets"] = tuple(bm[c] if x is c else x for x in t.attrs["targets"])
+
+
+def _reached_from(t: BasicBlock, stops: tuple[BasicBlock, ...]) -> set[BasicBlock]:
+    """The blocks reached from `t` (itself included) without passing `stops`."""
+    seen: set[BasicBlock] = set()
+    stack = [t]
+    while stack:
+        x = stack.pop()
+        if x in seen or x in stops:
+            continue
+        seen.add(x)
+        stack.extend(successors(x))
+    return seen

@@ -44,12 +44,14 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
     switches on a constant or to one block (branches now), the unreachable blocks, the empty blocks on the way to
-    a loop latch or out of a loop and the undef output stores go, and endless loops get a never-taken exit."""
+    a loop latch or out of a loop and the undef output stores go, endless loops get a never-taken exit and the
+    cases falling into a small case get its copy."""
     cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
     cfg.fold_constant_branches(f)
     only_pred = cfg.remove_unreachable_blocks(f)
-    if cfg.give_endless_loops_an_exit(f):
-        only_pred = cfg.remove_unreachable_blocks(f)     # the table of single predecessors changed
+    # for dxil-spirv, also without optimisation; the table of single predecessors changes
+    if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f):
+        only_pred = cfg.remove_unreachable_blocks(f)
     bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     bypassed = cfg.bypass_break_blocks(f) or bypassed
     if not optimize:
@@ -80,6 +82,12 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     # (dxil-spirv left the merge of a switch fallen through such a case without a terminator; shapes 182, 215)
     if removed and cfg.fold_trivial_switches(f):
         cfg.remove_unreachable_blocks(f)
+    # blocks DCE emptied on the way to a latch go too, as bypass_continue_blocks bypasses the lowering's (an `if (c)
+    # continue;` before dead code left a branch whose both targets entered the latch, and the unused returns of an
+    # inlined call reached it through the blocks of their dead code: dxil-spirv took a `break` beside them for an
+    # exit of the wrong selection; loops program 68 of tag fz10old, shapes 233, 769, 818 of tag campaign)
+    if removed and cfg.bypass_continue_blocks(f):
+        uses = remove_dead_code(f)[1]            # a condition both of whose targets became the latch is dead
     # a call or callee left has a positive use count: merged and dead reads, and callees
     # whose calls all went, have none
     return Cleaned({c for c in callees if uses[c] > 0}, stores + [i for i in loads if uses[i] > 0])
