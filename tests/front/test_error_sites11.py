@@ -173,12 +173,6 @@ CASES: dict[str, tuple[str, str, str]] = {
     "interlocked_on_a_local": ("[numthreads(1, 1, 1)] void main() { uint x = 0; InterlockedAdd($x, 1); }\n", "cs_6_0",
                                "the first argument of 'InterlockedAdd' must be a buffer element or groupshared "
                                "variable"),
-    "transpose_of_a_scalar": (PB + "    return $transpose(1.0).xxxx;\n}\n", "ps_6_0",
-                              "transpose requires a matrix argument"),
-    "determinant_of_2x3": (PB + "    float2x3 m = 0; return $determinant(m);\n}\n", "ps_6_0",
-                           "determinant requires a square matrix argument"),
-    "countbits_of_a_float": (PB + "    return $countbits(1.5);\n}\n", "ps_6_0",
-                             "intrinsic 'countbits' requires integer arguments, not 'float'"),
     "matrix_with_two_arguments": ("$matrix<float, 2> m;\n" + PS, "ps_6_0", "'matrix' takes three template arguments"),
     # resource methods (front/sema/resources.py)
     "sample_without_a_sampler": ("Texture2D t;\n" + PB + "    return t.Sample($1.0, 0.5);\n}\n", "ps_6_0",
