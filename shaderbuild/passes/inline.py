@@ -137,7 +137,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     reached: set[int] = set()
     for root in roots:
         root.body = _inline_all(root, root.body, counter)
-        reached |= _reached(root)
+        reached |= _reached(module, root)
     module.functions = [f for f in module.functions if id(f) in reached]
     for entry in entries:
         if entry.static_init is not None and id(entry.static_init) not in reached:
@@ -203,19 +203,21 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
     return out
 
 
-def _reached(root: ir.Function) -> set[int]:
-    """ids of the functions `root` calls, transitively, and of root."""
+def _reached(module: ir.Module, root: ir.Function) -> set[int]:
+    """ids of the functions `root` calls, transitively, and of root (the walks are remembered for the
+    read-only searches after this pass: ir.function_exprs)."""
     seen = {id(root)}
     work = [root]
     while work:
         f = work.pop()
-        for x in ir.nodes_of(ir.body_exprs(f.body), ir.Call):
+        for x in ir.nodes_of(ir.function_exprs(module, f), ir.Call):
             if id(x.func) not in seen:
                 seen.add(id(x.func))
                 work.append(x.func)
     return seen
 
 
+@ir.keeps_exprs
 def check_inlined_size(module: ir.Module, options: CompileOptions) -> None:
     """A raise pass for a target that inlines every call at every level (DXIL): at -O0 the size check
     `run` makes from -O1 on."""

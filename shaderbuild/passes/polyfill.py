@@ -512,8 +512,9 @@ def run(module: ir.Module, names: Iterable[str]) -> None:
     for fn in fns:
         if id(fn) not in seen:
             seen.add(id(fn))
-            if any(x.name in wanted for x in ir.nodes_of(ir.body_exprs(fn.body), ir.Intrinsic)):
-                _Walk(fn, wanted).stmts(fn.body)    # (the search costs less than this rewriting walk)
+            if any(x.name in wanted for x in ir.nodes_of(ir.function_exprs(module, fn), ir.Intrinsic)):
+                ir.forget_exprs(module)             # (the search costs less than this rewriting walk)
+                _Walk(fn, wanted).stmts(fn.body)
 
 
 # per expression class, the fields that can hold expressions (never: types, operators, names, ...)
