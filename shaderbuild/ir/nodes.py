@@ -41,7 +41,7 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
-    "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
+    "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "stmt_list", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
     "stmt_exprs", "body_exprs", "function_exprs", "forget_exprs", "remembered_exprs", "keeps_exprs", "nodes_of", "referenced_variables", "view_binding", "view_type", "entry_points",
 ]
 
@@ -539,6 +539,11 @@ def _stmt_list(stmts: list, out: list[Stmt]) -> list[Stmt]:   # list: `type(s) i
             for c in s.cases:
                 _stmt_list(c.body, out)
     return out
+
+
+def stmt_list(stmts: list[Stmt]) -> list[Stmt]:
+    """`list(walk_stmts(stmts))`, built without generators: for a search that changes nothing."""
+    return _stmt_list(stmts, [])
 
 
 def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:

@@ -20,10 +20,15 @@ from ..options import CompileOptions
 
 
 def _has_early_return(stmts: list[ir.Stmt]) -> bool:
+    """(Exact class tests, see ir.walk_stmts: every inlined call asks this of its callee's body.)"""
+    last = len(stmts) - 1
     for i, s in enumerate(stmts):
-        if isinstance(s, ir.Return) and i != len(stmts) - 1:
-            return True
-        if isinstance(s, (ir.If, ir.Loop, ir.Switch)) and any(isinstance(x, ir.Return) for x in ir.walk_stmts([s])):
+        cls = type(s)
+        if cls is ir.Return:
+            if i != last:
+                return True
+        elif (cls is ir.If or cls is ir.Loop or cls is ir.Switch) \
+                and any(type(x) is ir.Return for x in ir.stmt_list([s])):
             return True
     return False
 
@@ -247,12 +252,12 @@ def _inlined_size(root: ir.Function, size: dict[int, int], targets: set[int] | N
             work.pop()
             continue
         if id(f) not in own:
-            n, calls = 0, []
-            for s in ir.walk_stmts(f.body):
-                n += 1
+            calls = []
+            stmts = ir.stmt_list(f.body)
+            for s in stmts:
                 if (c := _inlined(s, targets)) is not None:
                     calls.append(c.func)
-            own[id(f)] = n, calls
+            own[id(f)] = len(stmts), calls
         n, calls = own[id(f)]
         pending = [g for g in calls if id(g) not in size]
         if pending:
