@@ -630,8 +630,8 @@ def function_exprs(module: Module, fn: Function) -> list[Expr]:
     """`body_exprs(fn.body)`, remembered for the module: the read-only searches of the later passes
     (the inliner's reachability, SPIR-V's unsupported intrinsics and bindings, the polyfill search,
     the manifest's used globals) each walked the whole inlined entry.  Valid while no body changes:
-    the pass driver forgets the lists before every pass not marked `keeps_exprs` and after the
-    passes, `build_manifest` before and after it, and a marked pass forgets them before it writes.
+    the pass driver forgets the lists before and after every pass not marked `keeps_exprs` and
+    when the passes end, `build_manifest` before and after it, and a marked pass forgets them before it writes.
     A body replaced as a whole (`f.body = ...`) is noticed here.  The list is shared: read it only."""
     held = _EXPR_LISTS.get(id(module))
     if held is None or held[0] is not module:

@@ -10,7 +10,7 @@ With `--validate-ir` (or SHADERBUILD_VALIDATE_IR=1, as the test suite sets) the 
 validator checks the module sema made and the module after every pass.
 
 Read-only searches share one walk of a function (`ir.function_exprs`) between passes that change
-no body; the driver forgets those walks before any other pass, and when the passes end.
+no body; the driver forgets those walks before and after any other pass, and when the passes end.
 """
 
 from __future__ import annotations
@@ -42,11 +42,14 @@ def validation_requested(options: CompileOptions) -> bool:
 
 
 def _run(p, module: ir.Module, options: CompileOptions) -> None:
-    """One pass; the remembered expression lists (ir.function_exprs) are forgotten first unless the
-    pass is marked `ir.keeps_exprs`."""
-    if not getattr(p, "keeps_exprs", False):
-        ir.forget_exprs(module)
+    """One pass; the remembered expression lists (ir.function_exprs) are forgotten before and after
+    it unless the pass is marked `ir.keeps_exprs`."""
+    if getattr(p, "keeps_exprs", False):
+        p(module, options)
+        return
+    ir.forget_exprs(module)
     p(module, options)
+    ir.forget_exprs(module)
 
 
 def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:

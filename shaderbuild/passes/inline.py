@@ -127,6 +127,7 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
 MAX_INLINED_STMTS = 100_000
 
 
+@ir.keeps_exprs     # (bodies are replaced whole, none changed in place: its walks serve the passes after it)
 def run(module: ir.Module, options: CompileOptions) -> None:
     """From -O1 on: inline every call into the entry function (and a hull shader's patch-constant
     function), top-down (a callee's body is copied

@@ -98,8 +98,9 @@ def test_function_exprs_is_remembered_until_forgotten_or_the_body_is_replaced():
 
 
 def test_pass_driver_forgets_the_walks_before_a_pass_not_marked_to_keep_them(monkeypatch):
-    """passes.run_passes: a raise pass that changes a body in place (not marked ir.keeps_exprs) is
-    followed by searches that see the change; a marked one keeps the lists; none are left after.
+    """passes.run_passes: a raise pass that changes a body in place (not marked ir.keeps_exprs), even
+    after searching it, is followed by searches that see the change; a marked one keeps the lists;
+    none are left after.
     (The hand-made module has no entry point, which the IR validator would refuse.)"""
     from shaderbuild.capabilities import Capabilities
     from shaderbuild.options import CompileOptions
@@ -116,9 +117,13 @@ def test_pass_driver_forgets_the_walks_before_a_pass_not_marked_to_keep_them(mon
     def write(m, options):
         fn.body.append(ir.Store(ir.VarRef(g1), ir.Const(FLOAT, 1.0)))
 
-    caps = Capabilities(raise_passes=(look, write, look, look))
+    def look_then_write(m, options):            # an unmarked pass may search, then write
+        ir.function_exprs(m, fn)
+        fn.body.append(ir.Store(ir.VarRef(g1), ir.Const(FLOAT, 2.0)))
+
+    caps = Capabilities(raise_passes=(look, write, look, look, look_then_write, look))
     run_passes(module, CompileOptions(profile="cs_6_0", opt_level=0), caps)
-    assert seen == [["out", "g0"], ["out", "g0", "g1"], ["out", "g0", "g1"]]
+    assert seen == [["out", "g0"], ["out", "g0", "g1"], ["out", "g0", "g1"], ["out", "g0", "g1", "g1"]]
     assert ir.remembered_exprs(module) == 0
 
 
