@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Any, ClassVar, TypeVar
 
     _E = TypeVar("_E", bound="Expr")
+    _P = TypeVar("_P", bound=Callable[..., Any])
 
 __all__ = [
     "Storage", "Binding", "VkBinding", "IOInfo", "Variable", "Expr", "Const", "SpecConst", "VarRef",
@@ -40,9 +41,10 @@ __all__ = [
     "Convert", "Bitcast", "Construct", "Swizzle", "Extract", "Call", "Intrinsic", "Stmt",
     "Store", "Eval", "If", "Loop", "Break", "Continue", "Return", "Discard", "SwitchCase",
     "Switch", "Param", "Function", "TessInfo", "GeometryInfo", "MeshInfo", "EntryPoint", "Module", "Subobject",
-    "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "rewrite_stmts", "walk_expr", "rewrite_expr", "rewrite_body",
-    "stmt_exprs", "body_exprs", "nodes_of", "referenced_variables", "view_binding", "view_type", "entry_points",
-    "functions_calling", "has_unroll_loop",
+    "PLACE_TYPES", "UNARY_OPS", "BINARY_OPS", "walk_stmts", "stmt_list", "rewrite_stmts", "walk_expr", "rewrite_expr",
+    "rewrite_body", "stmt_exprs", "body_exprs", "function_exprs", "forget_exprs", "remembered_exprs", "keeps_exprs",
+    "nodes_of", "referenced_variables", "view_binding", "view_type", "entry_points", "functions_calling",
+    "has_unroll_loop",
 ]
 
 
@@ -560,6 +562,11 @@ def has_unroll_loop(stmts: list[Stmt]) -> bool:
     return False
 
 
+def stmt_list(stmts: list[Stmt]) -> list[Stmt]:
+    """`list(walk_stmts(stmts))`, built without generators: for a search that changes nothing."""
+    return _stmt_list(stmts, [])
+
+
 def rewrite_stmts(stmts: list[Stmt], change) -> list[Stmt]:
     """A statement list with each statement (nested ones first, in place) replaced by what
     change(statement) returns: a list of statements, or None to keep it."""
@@ -606,7 +613,8 @@ def body_exprs(stmts: list[Stmt]) -> list[Expr]:
     """Every expression node of a statement list, nested statements' too: the nodes of
     `walk_expr(e) for e in stmt_exprs(s) for s in walk_stmts(stmts)`, in that order, as one
     list (one loop instead of a generator per statement expression: ~25% faster for the
-    whole-function searches of the passes and backends)."""
+    whole-function searches of the passes and backends).  A `list[Expr]` field's items are pushed
+    untested: the IR validator refuses anything else in one."""
     out: list[Expr] = []
     add = out.append
     stack: list[Expr] = []
@@ -633,10 +641,51 @@ def body_exprs(stmts: list[Stmt]) -> list[Expr]:
                 for name, many in plan:
                     v = getattr(e, name)
                     if many:
-                        stack += [x for x in reversed(v) if isinstance(x, Expr)]
+                        stack += reversed(v)
                     else:
                         push(v)
     return out
+
+
+def function_exprs(module: Module, fn: Function) -> list[Expr]:
+    """`body_exprs(fn.body)`, remembered for the module: the read-only searches of the later passes
+    (the inliner's reachability, SPIR-V's unsupported intrinsics and bindings, the polyfill search,
+    the manifest's used globals) each walked the whole inlined entry.  Valid while no body changes:
+    the pass driver forgets the lists before and after every pass not marked `keeps_exprs` and
+    when the passes end, `build_manifest` before and after it, and a marked pass forgets them before it writes.
+    A body replaced as a whole (`f.body = ...`) is noticed here.  The list is shared: read it only."""
+    held = _EXPR_LISTS.get(id(module))
+    if held is None or held[0] is not module:
+        held = _EXPR_LISTS[id(module)] = (module, {})
+    got = held[1].get(id(fn))
+    if got is not None and got[0] is fn and got[1] is fn.body:
+        return got[2]
+    exprs = body_exprs(fn.body)
+    held[1][id(fn)] = (fn, fn.body, exprs)
+    return exprs
+
+
+def forget_exprs(module: Module) -> None:
+    """Drop function_exprs' lists for `module`: a body may change from here on."""
+    _EXPR_LISTS.pop(id(module), None)
+
+
+def remembered_exprs(module: Module) -> int:
+    """How many functions' lists function_exprs holds for `module` (tests: none outside the passes)."""
+    held = _EXPR_LISTS.get(id(module))
+    return len(held[1]) if held is not None and held[0] is module else 0
+
+
+def keeps_exprs(p: _P) -> _P:
+    """Mark a pass that changes no function body in place, or calls forget_exprs before it does: the
+    pass driver keeps function_exprs' lists across it."""
+    p.keeps_exprs = True  # type: ignore[attr-defined]
+    return p
+
+
+# function_exprs' lists, by id(module): (module, {id(function): (function, its body list, body_exprs)}).
+# Not a Module field: a compile's lists live from a pass to the end of the passes or of the manifest.
+_EXPR_LISTS: dict[int, tuple[Module, dict[int, tuple[Function, list[Stmt], list[Expr]]]]] = {}
 
 
 def nodes_of(exprs: list[Expr], cls: type[_E]) -> Iterator[_E]:
@@ -792,7 +841,7 @@ def functions_calling(module: Module, names: frozenset[str]) -> list[Function]:
     for fn in fns:
         if id(fn) not in seen:
             seen.add(id(fn))
-            if any(x.name in names for x in nodes_of(body_exprs(fn.body), Intrinsic)):
+            if any(x.name in names for x in nodes_of(function_exprs(module, fn), Intrinsic)):
                 out.append(fn)
     return out
 

@@ -8,6 +8,9 @@ informational Vulkan view of other targets with it.
 
 With `--validate-ir` (or SHADERBUILD_VALIDATE_IR=1, as the test suite sets) the IR
 validator checks the module sema made and the module after every pass.
+
+Read-only searches share one walk of a function (`ir.function_exprs`) between passes that change
+no body; the driver forgets those walks before and after any other pass, and when the passes end.
 """
 
 from __future__ import annotations
@@ -29,8 +32,10 @@ def _end_hits(module: ir.Module, options: CompileOptions) -> None:
         hit_terminators.run(module, options)
 
 
+@ir.keeps_exprs
 def _unroll(module: ir.Module, options: CompileOptions) -> None:
-    """unroll.run, imported when a function holds an `[unroll]` loop (most shaders have none)."""
+    """unroll.run, imported when a function holds an `[unroll]` loop (most shaders have none); it
+    forgets the remembered expression lists before it rewrites."""
     if any(ir.has_unroll_loop(f.body) for f in module.functions):
         from . import unroll
 
@@ -46,25 +51,50 @@ def validation_requested(options: CompileOptions) -> bool:
     return options.validate_ir or os.environ.get("SHADERBUILD_VALIDATE_IR", "") not in ("", "0")
 
 
+def _run(p, module: ir.Module, options: CompileOptions) -> None:
+    """One pass; the remembered expression lists (ir.function_exprs) are forgotten before and after
+    it unless the pass is marked `ir.keeps_exprs`."""
+    if getattr(p, "keeps_exprs", False):
+        p(module, options)
+        return
+    ir.forget_exprs(module)
+    p(module, options)
+    ir.forget_exprs(module)
+
+
 def run_shared_passes(module: ir.Module, options: CompileOptions) -> None:
+    try:
+        _run_shared_passes(module, options)
+    finally:
+        ir.forget_exprs(module)
+
+
+def _run_shared_passes(module: ir.Module, options: CompileOptions) -> None:
     if not validation_requested(options):
         for p in PIPELINE:
-            p(module, options)
+            _run(p, module, options)
         return
     from ..ir.validate import validate_module
 
     validate_module(module, "sema")
     for p in PIPELINE:
-        p(module, options)
+        _run(p, module, options)
         validate_module(module, p.__module__.rsplit(".", 1)[-1])
 
 
 def run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -> None:
     """The shared passes, then the target's raise passes (each validated when requested)."""
-    run_shared_passes(module, options)
+    try:
+        _run_passes(module, options, caps)
+    finally:
+        ir.forget_exprs(module)     # the backend may change bodies
+
+
+def _run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -> None:
+    _run_shared_passes(module, options)     # (its walks kept for the raise passes)
     validate = validation_requested(options)
     for p in caps.raise_passes:
-        p(module, options)
+        _run(p, module, options)
         if validate:
             from ..ir.validate import validate_module
 
@@ -73,6 +103,7 @@ def run_passes(module: ir.Module, options: CompileOptions, caps: Capabilities) -
     if fns:     # polyfill's expansions (~55 KB of bytecode) load only for a shader that calls one (issue 23)
         from . import polyfill
 
+        ir.forget_exprs(module)     # the rewriting walk changes bodies in place
         polyfill.rewrite(fns, caps.polyfills)
         if validate:
             from ..ir.validate import validate_module

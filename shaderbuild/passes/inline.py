@@ -20,10 +20,15 @@ from ..options import CompileOptions
 
 
 def _has_early_return(stmts: list[ir.Stmt]) -> bool:
+    """(Exact class tests, see ir.walk_stmts: every inlined call asks this of its callee's body.)"""
+    last = len(stmts) - 1
     for i, s in enumerate(stmts):
-        if isinstance(s, ir.Return) and i != len(stmts) - 1:
-            return True
-        if isinstance(s, (ir.If, ir.Loop, ir.Switch)) and any(isinstance(x, ir.Return) for x in ir.walk_stmts([s])):
+        cls = type(s)
+        if cls is ir.Return:
+            if i != last:
+                return True
+        elif (cls is ir.If or cls is ir.Loop or cls is ir.Switch) \
+                and any(type(x) is ir.Return for x in ir.stmt_list([s])):
             return True
     return False
 
@@ -124,6 +129,7 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
 MAX_INLINED_STMTS = 100_000
 
 
+@ir.keeps_exprs     # (bodies are replaced whole, none changed in place: its walks serve the passes after it)
 def run(module: ir.Module, options: CompileOptions) -> None:
     """From -O1 on: inline every call into the entry function (and a hull shader's patch-constant
     function), top-down (a callee's body is copied
@@ -139,7 +145,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     reached: set[int] = set()
     for root in roots:
         root.body = _inline_all(root, root.body, counter)
-        reached |= _reached(root)
+        reached |= _reached(module, root)
     module.functions = [f for f in module.functions if id(f) in reached]
     for entry in entries:
         if entry.static_init is not None and id(entry.static_init) not in reached:
@@ -205,19 +211,21 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
     return out
 
 
-def _reached(root: ir.Function) -> set[int]:
-    """ids of the functions `root` calls, transitively, and of root."""
+def _reached(module: ir.Module, root: ir.Function) -> set[int]:
+    """ids of the functions `root` calls, transitively, and of root (the walks are remembered for the
+    read-only searches after this pass: ir.function_exprs)."""
     seen = {id(root)}
     work = [root]
     while work:
         f = work.pop()
-        for x in ir.nodes_of(ir.body_exprs(f.body), ir.Call):
+        for x in ir.nodes_of(ir.function_exprs(module, f), ir.Call):
             if id(x.func) not in seen:
                 seen.add(id(x.func))
                 work.append(x.func)
     return seen
 
 
+@ir.keeps_exprs
 def check_inlined_size(module: ir.Module, options: CompileOptions) -> None:
     """A raise pass for a target that inlines every call at every level (DXIL): at -O0 the size check
     `run` makes from -O1 on."""
@@ -247,12 +255,12 @@ def _inlined_size(root: ir.Function, size: dict[int, int], targets: set[int] | N
             work.pop()
             continue
         if id(f) not in own:
-            n, calls = 0, []
-            for s in ir.walk_stmts(f.body):
-                n += 1
+            calls = []
+            stmts = ir.stmt_list(f.body)
+            for s in stmts:
                 if (c := _inlined(s, targets)) is not None:
                     calls.append(c.func)
-            own[id(f)] = n, calls
+            own[id(f)] = len(stmts), calls
         n, calls = own[id(f)]
         pending = [g for g in calls if id(g) not in size]
         if pending:

@@ -504,7 +504,9 @@ def _wave_multi_prefix(b: _Fn, e: ir.Intrinsic) -> ir.Expr:
 # ------------------------------------------------------------------ the walk
 def run(module: ir.Module, names: Iterable[str]) -> None:
     """Expand every intrinsic named in `names` in every function of `module`, in place."""
-    rewrite(ir.functions_calling(module, frozenset(names) & POLYFILLS.keys()), names)
+    fns = ir.functions_calling(module, frozenset(names) & POLYFILLS.keys())
+    ir.forget_exprs(module)     # the rewriting walk changes bodies in place
+    rewrite(fns, names)
 
 
 def rewrite(fns: list[ir.Function], names: Iterable[str]) -> None:

@@ -29,11 +29,13 @@ MAX_STMTS = 512
 MAX_OFFSET_STMTS = 16_384
 
 
+@ir.keeps_exprs
 def run(module: ir.Module, options: CompileOptions) -> None:
     optimise = options.passes_level >= 1
     todo = [f for f in module.functions if ir.has_unroll_loop(f.body)]
     if not todo:        # only `[unroll]` loops are unrolled: no search for offset helpers, no rebuilt tree
         return
+    ir.forget_exprs(module)
     helpers = _offset_helpers(module)
     for f in todo:
         f.body = _walk(f.body, _Context(optimise, f, helpers))

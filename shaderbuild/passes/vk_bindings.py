@@ -175,7 +175,7 @@ def _uses(module: ir.Module, strict: bool) -> tuple[set[int], set[int]]:
     named: set[int] = set()
     users: set[int] = set()
     for f in module.functions:
-        exprs = ir.body_exprs(f.body)
+        exprs = ir.function_exprs(module, f)
         if strict:
             named.update([id(x.var) for x in ir.nodes_of(exprs, ir.VarRef)])
         for x in ir.nodes_of(exprs, ir.Intrinsic):

@@ -251,6 +251,17 @@ def _packed(backend_reflection: dict, side: str) -> dict:
 
 def build_manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
                    caps: Capabilities = DEFAULT) -> dict:
+    """The manifest; its searches (the Vulkan view's, the used globals) share one walk of each function
+    (ir.function_exprs), taken afresh: the backend may have changed bodies."""
+    ir.forget_exprs(module)
+    try:
+        return _manifest(module, options, source_name, backend_reflection, caps)
+    finally:
+        ir.forget_exprs(module)
+
+
+def _manifest(module: ir.Module, options: CompileOptions, source_name: str, backend_reflection: dict,
+              caps: Capabilities) -> dict:
     from ..ir.layout import vulkan_rule
     from .usage import used_globals
 

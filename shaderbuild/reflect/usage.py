@@ -20,7 +20,7 @@ def used_globals(module: ir.Module, entries: list[ir.EntryPoint] | None = None) 
         if id(fn) in seen_fns:
             continue
         seen_fns.add(id(fn))
-        exprs = ir.body_exprs(fn.body)
+        exprs = ir.function_exprs(module, fn)
         used |= global_ids.intersection([id(e.var) for e in ir.nodes_of(exprs, ir.VarRef)])
         stack += [e.func for e in ir.nodes_of(exprs, ir.Call)]
     return used

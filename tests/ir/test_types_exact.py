@@ -1,7 +1,7 @@
 """Hot paths test the exact class (a pointer comparison; `isinstance` is a builtin call and, when it
 fails, a search of the object's MRO): ir.types.scalar_of / is_numeric, sema's
-shape_of, conversions and name lookup, the inliner's call search.  Correct only while those
-classes have no subclasses."""
+shape_of, conversions and name lookup, the inliner's call search, ir.clone's statements.  Correct
+only while those classes have no subclasses."""
 
 import shaderbuild_dxil.plugin  # noqa: F401
 import shaderbuild_spirv.plugin  # noqa: F401
@@ -25,7 +25,7 @@ def test_exactly_tested_classes_have_no_subclasses():
     from shaderbuild.front.sema.scope import ErrorSymbol
 
     exact = (ir.Scalar, ir.Vector, ir.Matrix, ir.Store, ir.Eval, ir.Call, ir.If, ir.Loop, ir.Switch, ir.Return,
-             HeapElement, ErrorSymbol, MemberOfThis, MemberSymbol, ast.Name, ast.StaticMember)
+             ir.Break, ir.Continue, ir.Discard, ir.VarRef, HeapElement, ErrorSymbol, MemberOfThis, MemberSymbol, ast.Name, ast.StaticMember)
     assert [c for k in exact for c in _all_subclasses(k)] == []
 
 

@@ -66,3 +66,89 @@ def test_body_exprs_is_every_statement_expression_walked():
     got = ir.body_exprs(body)
     assert len(got) == len(expected) > 30
     assert all(a is b for a, b in zip(got, expected))
+
+
+def _module_with_reads():
+    """A module whose one function stores `g0` to `out` (two globals, no passes run)."""
+    out = ir.Variable("out", FLOAT, ir.Storage.PRIVATE)
+    g0 = ir.Variable("g0", FLOAT, ir.Storage.PRIVATE)
+    g1 = ir.Variable("g1", FLOAT, ir.Storage.PRIVATE)
+    fn = ir.Function("f", [], ir.VOID, [ir.Store(ir.VarRef(out), ir.Load(ir.VarRef(g0), FLOAT))])
+    module = ir.Module("compute", (6, 0), globals=[out, g0, g1], functions=[fn])
+    return module, fn, g1
+
+
+def _named(exprs):
+    return [x.var.name for x in exprs if isinstance(x, ir.VarRef)]
+
+
+def test_function_exprs_is_remembered_until_forgotten_or_the_body_is_replaced():
+    """ir.function_exprs: body_exprs of the body, the same list again while nothing forgets it; a
+    body replaced as a whole is walked afresh, an in-place change only after forget_exprs."""
+    module, fn, g1 = _module_with_reads()
+    first = ir.function_exprs(module, fn)
+    assert _named(first) == ["out", "g0"]
+    assert ir.function_exprs(module, fn) is first
+    fn.body.append(ir.Store(ir.VarRef(g1), ir.Const(FLOAT, 1.0)))     # in place: not seen yet
+    assert ir.function_exprs(module, fn) is first
+    ir.forget_exprs(module)
+    assert _named(ir.function_exprs(module, fn)) == ["out", "g0", "g1"]
+    fn.body = fn.body[:1]                                               # replaced: seen at once
+    assert _named(ir.function_exprs(module, fn)) == ["out", "g0"]
+
+
+def test_pass_driver_forgets_the_walks_before_a_pass_not_marked_to_keep_them(monkeypatch):
+    """passes.run_passes: a raise pass that changes a body in place (not marked ir.keeps_exprs), even
+    after searching it, is followed by searches that see the change; a marked one keeps the lists;
+    none are left after.
+    (The hand-made module has no entry point, which the IR validator would refuse.)"""
+    from shaderbuild.capabilities import Capabilities
+    from shaderbuild.options import CompileOptions
+    from shaderbuild.passes import run_passes
+
+    monkeypatch.setenv("SHADERBUILD_VALIDATE_IR", "0")
+    module, fn, g1 = _module_with_reads()
+    seen: list[list[str]] = []
+
+    @ir.keeps_exprs
+    def look(m, options):
+        seen.append(_named(ir.function_exprs(m, fn)))
+
+    def write(m, options):
+        fn.body.append(ir.Store(ir.VarRef(g1), ir.Const(FLOAT, 1.0)))
+
+    def look_then_write(m, options):            # an unmarked pass may search, then write
+        ir.function_exprs(m, fn)
+        fn.body.append(ir.Store(ir.VarRef(g1), ir.Const(FLOAT, 2.0)))
+
+    caps = Capabilities(raise_passes=(look, write, look, look, look_then_write, look))
+    run_passes(module, CompileOptions(profile="cs_6_0", opt_level=0), caps)
+    assert seen == [["out", "g0"], ["out", "g0", "g1"], ["out", "g0", "g1"], ["out", "g0", "g1", "g1"]]
+    assert ir.remembered_exprs(module) == 0
+
+
+def test_manifest_walks_the_bodies_afresh():
+    """build_manifest's used globals: a body changed in place after a remembered walk (a backend may)
+    is walked again, and the manifest forgets its own walks when it is done."""
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+    from shaderbuild.reflect.manifest import build_manifest
+
+    src = """RWStructuredBuffer<float> A : register(u0);
+RWStructuredBuffer<float> B : register(u1);
+[numthreads(1, 1, 1)] void main() { A[0] = 1.0; }
+"""
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="spirv")
+    res = compile_file("m.hlsl", opts, text=src, keep_module=True)
+    assert res.ok, res.diagnostics
+    module = res.module
+    assert ir.remembered_exprs(module) == 0
+    used = {r["name"]: r["used"] for r in res.manifest["resources"]}
+    assert used == {"A": True, "B": False}
+    fn = module.entry.function
+    ir.function_exprs(module, fn)                                   # remembered before the change
+    b = next(v for v in module.globals if v.name == "B")
+    fn.body.insert(0, ir.Eval(ir.VarRef(b)))
+    manifest = build_manifest(module, opts, "m.hlsl", {})
+    assert {r["name"]: r["used"] for r in manifest["resources"]} == {"A": True, "B": True}
+    assert ir.remembered_exprs(module) == 0

@@ -230,10 +230,11 @@ def compute_quads(ctx: Ctx) -> None:
     ctx.derivative_group = f"DerivativeGroup{kind}NV"
 
 
+@ir.keeps_exprs
 def unsupported(module: ir.Module, options: CompileOptions) -> None:
     """A located error for the first call of an intrinsic this target cannot express."""
     for fn in module.functions:
-        if not any(x.name in UNSUPPORTED_INTRINSICS for x in ir.nodes_of(ir.body_exprs(fn.body), ir.Intrinsic)):
+        if not any(x.name in UNSUPPORTED_INTRINSICS for x in ir.nodes_of(ir.function_exprs(module, fn), ir.Intrinsic)):
             continue        # (the common case, found by the faster search; the walk below finds the statement)
         for s in ir.walk_stmts(fn.body):
             for e in ir.stmt_exprs(s):
@@ -756,6 +757,7 @@ def nonzero_base(module: ir.Module, options: CompileOptions) -> None:
                 st.expr = ir.rewrite_expr(st.expr, change)
 
 
+@ir.keeps_exprs     # (bindings only: no body changes)
 def bindings(module: ir.Module, options: CompileOptions) -> None:
     vk_bindings.run(module, options, strict=True)
 

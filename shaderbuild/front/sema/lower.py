@@ -964,12 +964,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             return
         var, fields = self.globals_block
         var.type = ir.Struct("type.$Globals", tuple(fields))
-        for f in functions:
-            for s in ir.walk_stmts(f.body):
-                for e in ir.stmt_exprs(s):
-                    for x in ir.walk_expr(e):
-                        if isinstance(x, ir.VarRef) and x.var is var:
-                            x.type = var.type
+        for f in functions:     # (body_exprs: one list, not a generator per statement and expression)
+            for x in ir.nodes_of(ir.body_exprs(f.body), ir.VarRef):
+                if x.var is var:
+                    x.type = var.type
         for g in self.globals:      # a static initialized from a uniform (`static const uint x = hg;`) reads it too
             for x in ir.walk_expr(g.init) if g.init is not None else ():
                 if isinstance(x, ir.VarRef) and x.var is var:
