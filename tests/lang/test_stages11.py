@@ -1446,8 +1446,8 @@ def test_three_row_clip_distance_array_is_a_dxil_error():
            "O main() { O o = (O)0; return o; }\n")
     res = R.compile_hlsl(src, "main", "vs_6_0", "dxil")
     assert not res.ok
-    assert R.errors(res) == [          # located at the entry point, as the other signature-packing errors
-        "2:3: signature element 'SV_ClipDistance0' does not fit: SV_ClipDistance and SV_CullDistance elements share at "
+    assert R.errors(res) == [          # located at the member's declaration
+        "1:44: signature element 'SV_ClipDistance0' does not fit: SV_ClipDistance and SV_CullDistance elements share at "
         "most two rows (a float[n] array takes n rows)"], R.errors(res)
     spv = R.compile_hlsl(src, "main", "vs_6_0", "spirv")
     assert spv.ok, R.diagnostics_text(spv)

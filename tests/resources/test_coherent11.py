@@ -217,6 +217,23 @@ def test_on_a_non_uav_refused_where_written(src, where):
         assert errs and errs[0] == where + ": 'globallycoherent' can only be applied to UAV objects", errs
 
 
+def test_streams_are_not_uavs():
+    """A stream object binds no register: passed to a helper it meets no coherence check (an internal
+    error once: the check asked a stream for its register class), and `globallycoherent` on one is refused."""
+    helper = ("struct V { float4 pos : SV_Position; };\n"
+              "void emit(inout TriangleStream<V> s, V v) { s.Append(v); }\n"
+              "[maxvertexcount(3)] void main(triangle V i[3], inout TriangleStream<V> s) {\n"
+              "    emit(s, i[0]); emit(s, i[1]); emit(s, i[2]);\n}\n")
+    qualified = ("struct V { float4 pos : SV_Position; };\n"
+                 "[maxvertexcount(3)] void main(triangle V i[3], globallycoherent inout TriangleStream<V> s) {\n"
+                 "    s.Append(i[0]);\n}\n")
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(helper, "main", "gs_6_0", target)
+        assert res.ok and _warnings(res) == [], R.diagnostics_text(res)
+        errs = R.errors(R.compile_hlsl(qualified, "main", "gs_6_0", target))
+        assert errs == ["2:89: 'globallycoherent' can only be applied to UAV objects"], errs
+
+
 def test_a_local_struct_member_carries_its_coherence():
     """A local struct's coherent member: assigning a plain UAV to it warns "adds", and the resource reached
     through it (also inside a callee taking the struct) is Coherent; the plain member's is not."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ... import ir
 from ...diagnostics import SourceLoc
+from ...ir.resource_kinds import KINDS
 
 
 def _root_var(e: ir.Expr) -> ir.Variable | None:
@@ -20,16 +21,17 @@ def _root_var(e: ir.Expr) -> ir.Variable | None:
     return e.var if isinstance(e, ir.VarRef) else None
 
 
-def _is_resource(t: ir.Type) -> bool:
+def is_uav(t: ir.Type) -> bool:
+    """Whether `t` is a UAV or an array of them (a stream or patch object binds no register: never)."""
     while isinstance(t, ir.Array):
         t = t.elem
-    return isinstance(t, ir.Resource) and t.register_class == "u"
+    return isinstance(t, ir.Resource) and KINDS[t.kind].access == "UAV"
 
 
 def place_coherence(place: ir.Expr) -> bool | None:
     """Whether the UAV `place` names is declared globallycoherent; None for a heap element or a non-UAV."""
     var = _root_var(place)
-    if var is None or not _is_resource(place.type):
+    if var is None or not is_uav(place.type):
         return None
     member = place
     while isinstance(member, ir.IndexRef):        # an element of a resource array member

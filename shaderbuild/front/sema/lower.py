@@ -35,7 +35,7 @@ from ..parser import MESH_QUALIFIERS, TEMPLATE_TYPES, is_builtin_type_name
 from .base import Undo
 from .bitfields import Bitfield, BitfieldLowering
 from .calls import CallLowering
-from .coherence import warn_mismatch
+from .coherence import is_uav, warn_mismatch
 from .exprs import ExprLowering
 from .heaps import used_heap_views_only
 from .precise import mark_precise
@@ -380,11 +380,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         own = next((q for q in ("row_major", "column_major") if q in qualifiers), None)
         while isinstance(t, ir.Array):
             t = t.elem
-        if "globallycoherent" in qualifiers:
-            if not (isinstance(t, ir.Resource) and t.register_class == "u"):
-                raise error("'globallycoherent' can only be applied to UAV objects", loc)
+        if "globallycoherent" in qualifiers and not is_uav(t):
+            raise error("'globallycoherent' can only be applied to UAV objects", loc)
         if "reordercoherent" in qualifiers:
-            if not (isinstance(t, ir.Resource) and t.register_class == "u"):
+            if not is_uav(t):
                 raise error("'reordercoherent' can only be applied to UAV objects", loc)
             # DXC's validator (Instr.ReorderCoherentRequiresSM69); this compiler's profiles end at SM 6.8
             raise error("reordercoherent requires SM 6.9 or later", loc)
