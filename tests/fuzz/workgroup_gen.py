@@ -1,0 +1,673 @@
+"""Multi-thread compute programs with every output computed here (issue 20: silent wrong values where threads
+meet): groupshared arrays traded behind group-sync barriers, Interlocked* on groupshared memory and on RW
+buffers, wave operations under divergent control flow, quad reads, and the SV_GroupThreadID / SV_GroupID /
+SV_DispatchThreadID / SV_GroupIndex family over 3-D groups and dispatches.
+
+Race- and UB-free by construction: each thread writes only its own output slots and its own groupshared
+elements; a phase that reads what other threads wrote follows a barrier in uniform control flow (each section
+has its own groupshared array, so no read is ever followed by another thread's write); atomics combine with
+commutative operations, and an original value (the `out` argument) is checked only as what some order of the
+threads gives (an add chain, an exchange multiset, one compare-exchange winner).  A wave operation's result
+depends on its active lanes only: lane-indexed reads happen where every lane of the wave is active (the top
+level: a group's threads fill its waves in order, the last one possibly partly) or read the first active lane.
+Quad reads happen only in groups of a multiple of 4 threads (SM 6.5: a quad is four consecutive lanes).
+
+The wave size is the device's: every thread stores WaveGetLaneCount, WaveGetLaneIndex and its wave's first
+lane's SV_GroupIndex; `findings` rebuilds the waves from them (checking they are consistent) and only then
+models the wave operations on those waves.  Float wave values are small integers, halves and quarters (sums
+exact in any order) and products of +-1, 2 and 0.5 (exact too).
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+M32 = 0xFFFFFFFF
+SENTINEL = 0xCDCDCDCD
+NIN = 64
+OPTIONS = {"profile": "cs_6_5"}
+LANE_SLOTS = 3                   # WaveGetLaneCount, WaveGetLaneIndex, the first lane's SV_GroupIndex
+
+
+@dataclass
+class Thread:
+    """What the model knows of one thread before the run (its lane comes from the run)."""
+    ft: int                      # flat thread index over the dispatch: base slot / slots
+    gi: int
+    group: tuple[int, int, int]
+    local: tuple[int, int, int]
+    a: int
+    b: int
+    lane: int = -1
+    wave: list[int] = field(default_factory=list)      # flat indices of the wave's threads in lane order
+
+
+def _s32(v: int) -> int:
+    v &= M32
+    return v - (1 << 32) if v >> 31 else v
+
+
+def _bits(ty: str, v) -> int:
+    if ty == "float":
+        return struct.unpack("<I", struct.pack("<f", v))[0]
+    return v & M32
+
+
+# (hlsl, python) value templates over the thread's a, b, gi
+_VALUES: dict[str, list[tuple[str, Callable[[int, int, int], object]]]] = {
+    "uint": [("a", lambda a, b, g: a), ("(a ^ gi)", lambda a, b, g: a ^ g),
+             ("(a * 3u + b)", lambda a, b, g: (a * 3 + b) & M32), ("(b % 17u)", lambda a, b, g: b % 17),
+             ("(gi * 5u + 1u)", lambda a, b, g: g * 5 + 1), ("(a >> 2u)", lambda a, b, g: a >> 2),
+             ("(gi & 3u)", lambda a, b, g: g & 3)],
+    "int": [("((int)(a % 61u) - 30)", lambda a, b, g: a % 61 - 30), ("((int)gi - 9)", lambda a, b, g: g - 9),
+            ("(-(int)(b % 7u))", lambda a, b, g: -(b % 7)), ("((int)(b & 0xFFFFu) * 7919)", lambda a, b, g: (b & 0xFFFF) * 7919)],
+    "float": [("(float)((int)(a % 41u) - 20)", lambda a, b, g: float(a % 41 - 20)),
+              ("((float)(gi % 9u) * 0.5f)", lambda a, b, g: (g % 9) * 0.5),
+              ("((float)(b % 100u) * 0.25f)", lambda a, b, g: (b % 100) * 0.25)],
+}
+# for products: factors whose products stay exact (floats) or merely wrap (integers)
+_FACTORS: dict[str, list[tuple[str, Callable[[int, int, int], object]]]] = {
+    "uint": [("(a | 1u)", lambda a, b, g: a | 1), ("(gi % 3u + 1u)", lambda a, b, g: g % 3 + 1)],
+    "int": [("((int)(a % 5u) - 2)", lambda a, b, g: a % 5 - 2), ("((int)(b % 3u) - 1)", lambda a, b, g: b % 3 - 1)],
+    "float": [("((a & 3u) == 0u ? -2.0f : ((a & 3u) == 1u ? 0.5f : 1.0f))",
+               lambda a, b, g: -2.0 if a & 3 == 0 else 0.5 if a & 3 == 1 else 1.0),
+              ("((gi & 1u) != 0u ? -1.0f : 2.0f)", lambda a, b, g: -1.0 if g & 1 else 2.0)],
+}
+_PREDS: list[tuple[str, Callable[[int, int, int], bool]]] = [
+    ("(a & 1u) != 0u", lambda a, b, g: a & 1 != 0), ("gi % 3u == 0u", lambda a, b, g: g % 3 == 0),
+    ("b > 500u", lambda a, b, g: b > 500), ("a < b", lambda a, b, g: a < b), ("true", lambda a, b, g: True)]
+_KEYS: list[tuple[str, Callable[[int, int, int], int]]] = [
+    ("a % 3u", lambda a, b, g: a % 3), ("gi / 3u", lambda a, b, g: g // 3), ("(b & 1u)", lambda a, b, g: b & 1)]
+
+# the commutative atomics' combination (Min/Max compare as the counter's type: its values are signed for int)
+_ATOMIC: dict[str, Callable[[int, int], int]] = {
+    "Add": lambda x, y: (x + y) & M32, "Or": lambda x, y: (x | y) & M32, "And": lambda x, y: x & y & M32,
+    "Xor": lambda x, y: (x ^ y) & M32, "Min": min, "Max": max}
+REDUCTIONS = ("Sum", "Product", "Min", "Max", "BitAnd", "BitOr", "BitXor")
+
+
+def _combine(op: str, ty: str, xs: list):
+    """A wave reduction of `xs` (exact: any order gives it)."""
+    if op in ("Sum", "Product"):
+        acc = 0 if op == "Sum" else 1
+        for x in xs:
+            acc = acc + x if op == "Sum" else acc * x
+        if ty == "float":
+            return float(acc)
+        return _s32(acc) if ty == "int" else acc & M32
+    if op == "Min":
+        return min(xs)
+    if op == "Max":
+        return max(xs)
+    acc = M32 if op == "BitAnd" else 0
+    for x in xs:
+        acc = acc & x if op == "BitAnd" else acc | x if op == "BitOr" else acc ^ x
+    return acc
+
+
+def _mask(lanes: list[int]) -> list[int]:
+    words = [0, 0, 0, 0]
+    for lane in lanes:
+        words[lane // 32] |= 1 << (lane % 32)
+    return words
+
+
+@dataclass
+class Section:
+    """Code for one part of main and its model: `model(threads)` gives {(ft, slot): word}; `check(got)` judges
+    the order-dependent words (a list of findings)."""
+    code: str
+    slots: int
+    model: Callable[[list[Thread]], dict[tuple[int, int], int]]
+    check: Callable[[Callable[[int, int], int], list[Thread], dict[str, list[int]]], list[str]] | None = None
+
+
+@dataclass
+class WgProgram:
+    source: str
+    numthreads: tuple[int, int, int]
+    groups: tuple[int, int, int]
+    inputs: list[int]
+    slots: int
+    sections: list[Section]
+    accs: dict[str, tuple[str, list[int]]]             # buffer -> (element type, initial words)
+    acc_model: Callable[[list[Thread]], dict[str, list[int | None]]]
+
+    @property
+    def threads(self) -> int:
+        return self.numthreads[0] * self.numthreads[1] * self.numthreads[2] * \
+            self.groups[0] * self.groups[1] * self.groups[2]
+
+    def buffers(self) -> dict[str, bytes]:
+        out = {"In": struct.pack(f"<{NIN}I", *self.inputs),
+               "Out": struct.pack("<I", SENTINEL) * (self.threads * self.slots)}
+        for name, (_ty, init) in self.accs.items():
+            out[name] = struct.pack(f"<{len(init)}I", *(w & M32 for w in init))
+        return out
+
+
+# ------------------------------------------------------------------ the generator
+
+class _Gen:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        dims = rng.choice([(8, 1, 1), (16, 1, 1), (32, 1, 1), (64, 1, 1), (12, 1, 1), (4, 4, 1), (8, 2, 2),
+                           (2, 3, 4), (4, 2, 3), (3, 5, 1), (5, 1, 2), (16, 2, 1), (7, 1, 1), (4, 4, 4)])
+        self.nt = dims
+        self.T = dims[0] * dims[1] * dims[2]
+        self.groups = rng.choice([(1, 1, 1), (2, 1, 1), (1, 2, 1), (2, 1, 2), (3, 1, 1), (1, 1, 3), (2, 2, 1)])
+        self.slot = LANE_SLOTS
+        self.n = 0
+        self.accs: dict[str, tuple[str, list[int]]] = {}
+        self.acc_models: list[Callable[[list[Thread]], dict[str, list[int | None]]]] = []
+        self.decls: list[str] = []
+
+    def fresh(self) -> int:
+        self.n += 1
+        return self.n
+
+    def take(self, k: int) -> int:
+        at = self.slot
+        self.slot += k
+        return at
+
+    def value(self, ty: str, table=None):
+        return self.rng.choice((table or _VALUES)[ty])
+
+    def barrier(self) -> str:
+        return self.rng.choice(["GroupMemoryBarrierWithGroupSync", "AllMemoryBarrierWithGroupSync"]) + "();"
+
+    # -- system values
+    def ids(self) -> Section:
+        gt_w, dt_w = self.rng.randint(1, 3), self.rng.randint(1, 3)
+        at = self.take(gt_w + dt_w + 3)
+        comps = "xyz"
+        lines = [f"    Out[o + {at + c}u] = gtid{'.' + comps[c] if gt_w > 1 else ''};" for c in range(gt_w)]
+        lines += [f"    Out[o + {at + gt_w + c}u] = dtid{'.' + comps[c] if dt_w > 1 else ''};" for c in range(dt_w)]
+        lines += [f"    Out[o + {at + gt_w + dt_w + c}u] = gid.{comps[c]};" for c in range(3)]
+        self.gt_w, self.dt_w = gt_w, dt_w
+        nt = self.nt
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            for t in ths:
+                dt = [t.group[c] * nt[c] + t.local[c] for c in range(3)]
+                vals = [*t.local[:gt_w], *dt[:dt_w], *t.group]
+                out.update({(t.ft, at + k): v for k, v in enumerate(vals)})
+            return out
+        return Section("\n".join(lines), 0, model)
+
+    # -- groupshared arrays behind barriers
+    def shared(self) -> Section:
+        n, T, rng = self.fresh(), self.T, self.rng
+        per = rng.choice([1, 1, 2])
+        at = self.take(per)
+        vals = [self.value("uint") for _ in range(per)]
+        perms: list[tuple[str, Callable[[int], int]]] = [
+            (f"(gi + {(s := rng.randint(1, T))}u) % {T}u", lambda g, s=s: (g + s) % T),
+            (f"{T - 1}u - gi", lambda g: T - 1 - g)]
+        odd = [p for p in (3, 5, 7, 11) if T % p and p < 2 * T]
+        if odd:
+            p = rng.choice(odd)
+            perms.append((f"(gi * {p}u) % {T}u", lambda g, p=p: (g * p) % T))
+        if T & (T - 1) == 0 and T > 1:
+            m = rng.randint(1, T - 1)
+            perms.append((f"gi ^ {m}u", lambda g, m=m: g ^ m))
+        text, perm = rng.choice(perms)
+        writes = "\n".join(f"    G{n}[gi * {per}u + {j}u] = {vals[j][0]};" for j in range(per))
+        reads = "\n".join(f"    Out[o + {at + j}u] = G{n}[p{n} * {per}u + {j}u];" for j in range(per))
+        code = (f"{writes}\n    {self.barrier()}\n    uint p{n} = {text};\n{reads}")
+        self.decls.append(f"groupshared uint G{n}[{T * per}];")
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            for t in ths:
+                src = ths[t.ft - t.gi + perm(t.gi)]
+                out.update({(t.ft, at + j): vals[j][1](src.a, src.b, src.gi) & M32 for j in range(per)})
+            return out
+        return Section(code, 0, model)
+
+    def reduce(self) -> Section:
+        """A tree reduction over the group (any group size: the upper half folds onto the lower)."""
+        n, T = self.fresh(), self.T
+        at = self.take(1)
+        op, fn = self.rng.choice([("+", lambda x, y: (x + y) & M32), ("^", lambda x, y: x ^ y),
+                                  ("|", lambda x, y: x | y), ("max", max), ("min", min)])
+        val = self.value("uint")
+        top = 1
+        while top < T:
+            top *= 2
+        step = f"R{n}[gi] = max(R{n}[gi], R{n}[gi + s{n}]);" if op == "max" else \
+            f"R{n}[gi] = min(R{n}[gi], R{n}[gi + s{n}]);" if op == "min" else f"R{n}[gi] {op}= R{n}[gi + s{n}];"
+        code = (f"    R{n}[gi] = {val[0]};\n    {self.barrier()}\n"
+                f"    for (uint s{n} = {top // 2}u; s{n} > 0u; s{n} >>= 1) {{\n"
+                f"        if (gi < s{n} && gi + s{n} < {T}u)\n            {step}\n        {self.barrier()}\n    }}\n"
+                f"    Out[o + {at}u] = R{n}[0];")
+        self.decls.append(f"groupshared uint R{n}[{T}];")
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            for base in range(0, len(ths), T):
+                r = [val[1](t.a, t.b, t.gi) & M32 for t in ths[base:base + T]]
+                s = top // 2
+                while s:
+                    for g in range(s):
+                        if g + s < T:
+                            r[g] = fn(r[g], r[g + s])
+                    s //= 2
+                out.update({(ths[base + g].ft, at): r[0] for g in range(T)})
+            return out
+        return Section(code, 0, model)
+
+    # -- atomics
+    def atomic(self, where: str) -> Section:
+        """Interlocked* on a groupshared counter (per group) or on a RWStructuredBuffer / RWByteAddressBuffer
+        element (one over the whole dispatch)."""
+        n, rng, T = self.fresh(), self.rng, self.T
+        with_orig = rng.random() < 0.5
+        op = rng.choice(["Add", "Exchange", "CompareExchange"] if with_orig else
+                        ["Add", "Or", "And", "Xor", "Min", "Max"])
+        signed = op in ("Min", "Max") and where != "raw" and rng.random() < 0.5
+        ty = "int" if signed else "uint"
+        init = rng.choice([0, 5, 1000, 0xFFFF]) if not signed else rng.choice([0, -7, 100])
+        pred = rng.choice(_PREDS)
+        if op == "Add":
+            v = ("(b % 13u + 1u)", lambda a, b, g: b % 13 + 1) if rng.random() < 0.5 else \
+                ("(gi % 5u + 1u)", lambda a, b, g: g % 5 + 1)
+        elif op in ("Exchange", "CompareExchange"):
+            v = ("(ft + 1u)", None)           # distinct, never the initial value
+            init = 0
+        elif signed:
+            v = self.value("int")
+        else:
+            v = self.value("uint")
+        orig_at = self.take(1) if with_orig else None
+        at = self.take(1) if where == "shared" else None
+        args = f"{init}u, {v[0]}" if op == "CompareExchange" else v[0]
+        tail = f", o{n}" if with_orig else ""
+        name = {"shared": f"C{n}", "raw": "Raw", "buf": "AccI" if signed else "AccU"}[where]
+        idx = 0
+        if where == "shared":
+            target = name
+            self.decls.append(f"groupshared {ty} C{n};")
+        else:
+            idx = len(self.accs.setdefault(name, (ty, []))[1])
+            self.accs[name][1].append(init)
+            target = f"{name}[{idx}]"
+        call = (f"Raw.Interlocked{op}({idx * 4}u, {args}{tail});" if where == "raw"
+                else f"Interlocked{op}({target}, {args}{tail});")
+        body = f"{ty} o{n};\n        {call}\n        Out[o + {orig_at}u] = asuint(o{n});" if with_orig else call
+        lines = []
+        if where == "shared":
+            lines += [f"    if (gi == 0u)\n        C{n} = {init};", f"    {self.barrier()}"]
+        lines.append(f"    if ({pred[0]}) {{\n        {body}\n    }}")
+        if where == "shared":
+            lines += [f"    {self.barrier()}", f"    Out[o + {at}u] = asuint(C{n});"]
+
+        def operand(t: Thread) -> int:
+            return t.ft + 1 if v[1] is None else v[1](t.a, t.b, t.gi)
+
+        def final(ths: list[Thread]) -> int:
+            acc = init
+            for t in ths:
+                if pred[1](t.a, t.b, t.gi):
+                    acc = _ATOMIC[op](acc, operand(t))
+            return acc
+
+        def scopes(ths: list[Thread]) -> list[list[Thread]]:
+            return [ths[i:i + T] for i in range(0, len(ths), T)] if where == "shared" else [ths]
+
+        order_dependent = op in ("Exchange", "CompareExchange")
+
+        def model(ths: list[Thread]) -> dict:
+            """The final values (Exchange's is checked with the originals), None for the originals."""
+            out: dict = {}
+            for scope in scopes(ths):
+                if at is not None:
+                    out.update({(t.ft, at): None if order_dependent else final(scope) & M32 for t in scope})
+                if orig_at is not None:
+                    out.update({(t.ft, orig_at): None for t in scope if pred[1](t.a, t.b, t.gi)})
+            return out
+
+        if where != "shared":
+            def acc_model(ths: list[Thread]) -> dict:
+                words: list[int | None] = [None] * len(self.accs[name][1])
+                if not order_dependent:
+                    words[idx] = final(ths) & M32
+                return {name: words}
+            self.acc_models.append(acc_model)
+
+        def check(word: Callable[[int, int], int], ths: list[Thread], accs: dict[str, list[int]]) -> list[str]:
+            found = []
+            for si, scope in enumerate(scopes(ths)):
+                if where == "shared":
+                    ends = {word(t.ft, at) for t in scope}
+                    if len(ends) != 1:
+                        found.append(f"C{n} group {si}: threads read different final values {sorted(ends)[:4]}")
+                        continue
+                    end = ends.pop()
+                else:
+                    end = accs[name][idx]
+                part = [t for t in scope if pred[1](t.a, t.b, t.gi)]
+                origs = [(operand(t) & M32, word(t.ft, orig_at) if orig_at is not None else 0) for t in part]
+                found += _order_check(op, with_orig, init & M32, end, origs, f"{name} (section {n}) scope {si}")
+            return found
+        return Section("\n".join(lines), 0, model, check)
+
+    # -- wave operations
+    def _wave_expr(self, kind: str) -> tuple[str, str, int, Callable[[list[Thread], int], list[int]]]:
+        """(declaration type, expression, stored words, lanes-of-the-wave -> words) for one wave operation;
+        the callable gets the active threads in lane order and the index of this thread among them."""
+        rng = self.rng
+        ty = rng.choice(["uint", "int", "float"])
+        width = rng.choice([1, 1, 2, 3])
+        if kind == "reduce":
+            op = rng.choice([o for o in REDUCTIONS if ty == "uint" or not o.startswith("Bit")])
+            prefix = op in ("Sum", "Product") and rng.random() < 0.4
+            comps = [self.value(ty, _FACTORS if op == "Product" else None) for _ in range(width)]
+            vty = ty if width == 1 else f"{ty}{width}"
+            arg = comps[0][0] if width == 1 else f"{vty}({', '.join(c[0] for c in comps)})"
+            name = f"Wave{'Prefix' if prefix else 'Active'}{op}"
+
+            def fn(act: list[Thread], me: int) -> list[int]:
+                use = act[:me] if prefix else act
+                return [_bits(ty, _combine(op, ty, [c[1](t.a, t.b, t.gi) for t in use])) for c in comps]
+            return vty, f"{name}({arg})", width, fn
+        if kind == "vote":
+            pred = rng.choice(_PREDS)
+            op = rng.choice(["WaveActiveCountBits", "WavePrefixCountBits", "WaveActiveAllTrue", "WaveActiveAnyTrue",
+                             "WaveActiveBallot", "WaveIsFirstLane"])
+
+            def fn(act: list[Thread], me: int) -> list[int]:
+                ps = [pred[1](t.a, t.b, t.gi) for t in act]
+                return {"WaveActiveCountBits": lambda: [sum(ps)], "WavePrefixCountBits": lambda: [sum(ps[:me])],
+                        "WaveActiveAllTrue": lambda: [int(all(ps))], "WaveActiveAnyTrue": lambda: [int(any(ps))],
+                        "WaveActiveBallot": lambda: _mask([t.lane for t, p in zip(act, ps) if p]),
+                        "WaveIsFirstLane": lambda: [int(me == 0)]}[op]()
+            if op == "WaveIsFirstLane":
+                return "bool", "WaveIsFirstLane()", 1, fn
+            if op == "WaveActiveBallot":
+                return "uint4", f"WaveActiveBallot({pred[0]})", 4, fn
+            return ("bool" if "True" in op else "uint"), f"{op}({pred[0]})", 1, fn
+        if kind == "read":
+            comps = [self.value(ty) for _ in range(width)]
+            vty = ty if width == 1 else f"{ty}{width}"
+            arg = comps[0][0] if width == 1 else f"{vty}({', '.join(c[0] for c in comps)})"
+            op = rng.choice(["first", "equal"])
+
+            def fn(act: list[Thread], me: int) -> list[int]:
+                if op == "first":
+                    return [_bits(ty, c[1](act[0].a, act[0].b, act[0].gi)) for c in comps]
+                return [int(len({c[1](t.a, t.b, t.gi) for t in act}) == 1) for c in comps]
+            if op == "first":
+                return vty, f"WaveReadLaneFirst({arg})", width, fn
+            return ("bool" if width == 1 else f"bool{width}"), f"WaveActiveAllEqual({arg})", width, fn
+        # kind == "match": a partition by key, then a multi-prefix over it
+        key = rng.choice(_KEYS)
+        op = rng.choice(["Match", "Sum", "Product", "BitAnd", "BitOr", "BitXor", "CountBits"])
+        if op == "Match":
+            def fn(act: list[Thread], me: int) -> list[int]:
+                k = key[1](act[me].a, act[me].b, act[me].gi)
+                return _mask([t.lane for t in act if key[1](t.a, t.b, t.gi) == k])
+            return "uint4", f"WaveMatch({key[0]})", 4, fn
+        if op.startswith("Bit"):
+            ty = "uint"
+        pred = rng.choice(_PREDS)
+        val = self.value(ty, _FACTORS if op == "Product" else None)
+        arg = pred[0] if op == "CountBits" else val[0]
+
+        def fn(act: list[Thread], me: int) -> list[int]:
+            k = key[1](act[me].a, act[me].b, act[me].gi)
+            part = [t for t in act[:me] if key[1](t.a, t.b, t.gi) == k]
+            if op == "CountBits":
+                return [sum(1 for t in part if pred[1](t.a, t.b, t.gi))]
+            return [_bits(ty, _combine(op, ty, [val[1](t.a, t.b, t.gi) for t in part]))]
+        return ("uint" if op == "CountBits" else ty), f"WaveMultiPrefix{op}({arg}, WaveMatch({key[0]}))", 1, fn
+
+    def wave(self) -> Section:
+        n, rng = self.fresh(), self.rng
+        shape = rng.choice(["top", "if", "ifelse", "loop"])
+        if shape == "loop":
+            return self._wave_loop(n)
+        kinds = ["reduce", "vote", "read", "match"]
+        arms = []
+        conds = [("true", lambda t: True)]
+        if shape != "top":
+            c = rng.choice([("gi % 3u == 0u", lambda t: t.gi % 3 == 0), ("(a & 2u) != 0u", lambda t: t.a & 2 != 0),
+                            ("WaveGetLaneIndex() % 3u != 1u", lambda t: t.lane % 3 != 1),
+                            ("b % 4u < 3u", lambda t: t.b % 4 < 3),
+                            (f"gi < {(k := rng.randint(1, self.T))}u", lambda t, k=k: t.gi < k)])
+            conds = [c] + ([(f"!({c[0]})", lambda t, f=c[1]: not f(t))] if shape == "ifelse" else [])
+        for cond in conds:
+            vty, expr, words, fn = self._wave_expr(rng.choice(kinds))
+            at = self.take(words)
+            stores = _stores(f"w{n}_{len(arms)}", vty, words, at)
+            arms.append((cond, f"{vty} w{n}_{len(arms)} = {expr};\n{stores}", at, fn))
+        if shape == "top":
+            code = "\n".join("    " + a[1].replace("\n", "\n    ") for a in arms)
+            # a lane-indexed read: every lane of the wave is active here
+            vty, fn2, at2, text2 = self._read_at(n)
+            code += "\n" + text2
+            arms.append((conds[0], "", at2, fn2))
+        elif shape == "if":
+            code = f"    if ({conds[0][0]}) {{\n        " + arms[0][1].replace("\n", "\n        ") + "\n    }"
+        else:
+            code = (f"    if ({conds[0][0]}) {{\n        " + arms[0][1].replace("\n", "\n        ") + "\n    } else {\n        "
+                    + arms[1][1].replace("\n", "\n        ") + "\n    }")
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            for t in ths:
+                for cond, _c, at, fn in arms:
+                    if not cond[1](t):
+                        continue
+                    act = [ths[u] for u in t.wave if cond[1](ths[u])]
+                    out.update({(t.ft, at + k): w for k, w in enumerate(fn(act, act.index(t)))})
+            return out
+        return Section(code, 0, model)
+
+    def _read_at(self, n: int):
+        rng = self.rng
+        ty = rng.choice(["uint", "int", "float"])
+        val = self.value(ty)
+        c = rng.randint(0, 40)
+        quad = self.T % 4 == 0 and rng.random() < 0.6
+        at = self.take(1)
+        if quad:
+            op, lane_of = rng.choice([("QuadReadAcrossX({})", lambda m: m ^ 1), ("QuadReadAcrossY({})", lambda m: m ^ 2),
+                                      ("QuadReadAcrossDiagonal({})", lambda m: m ^ 3),
+                                      (f"QuadReadLaneAt({{}}, {(q := rng.randint(0, 3))}u)", lambda m, q=q: m & ~3 | q)])
+            expr = op.format(val[0])
+        else:
+            expr = f"WaveReadLaneAt({val[0]}, {c}u % WaveActiveCountBits(true))"
+        text = f"    Out[o + {at}u] = asuint({expr});"
+
+        def fn(act: list[Thread], me: int) -> list[int]:
+            src = act[lane_of(me)] if quad else act[c % len(act)]
+            return [_bits(ty, val[1](src.a, src.b, src.gi))]
+        return ty, fn, at, text
+
+    def _wave_loop(self, n: int) -> Section:
+        """A loop whose trip count differs per lane: iteration i has the lanes with more than i trips."""
+        rng = self.rng
+        op = rng.choice(["Sum", "Max", "Min", "BitOr", "BitXor"])
+        val = self.value("uint")
+        trips = rng.choice([("a % 3u", lambda t: t.a % 3), ("gi % 4u", lambda t: t.gi % 4), ("b % 5u", lambda t: t.b % 5)])
+        at = self.take(1)
+        code = (f"    uint r{n} = 7u;\n    for (uint i{n} = 0u; i{n} < {trips[0]}; i{n}++)\n"
+                f"        r{n} = r{n} * 31u + WaveActive{op}({val[0]} + i{n});\n    Out[o + {at}u] = r{n};")
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            for t in ths:
+                r = 7
+                for i in range(trips[1](t)):
+                    act = [ths[u] for u in t.wave if trips[1](ths[u]) > i]
+                    r = (r * 31 + _combine(op, "uint", [(val[1](s.a, s.b, s.gi) + i) & M32 for s in act])) & M32
+                out[(t.ft, at)] = r
+            return out
+        return Section(code, 0, model)
+
+
+def _stores(var: str, vty: str, words: int, at: int) -> str:
+    comps = [var] if words == 1 else [f"{var}.{'xyzw'[c]}" for c in range(words)]
+    if vty.startswith("bool"):
+        return "\n".join(f"Out[o + {at + k}u] = {c} ? 1u : 0u;" for k, c in enumerate(comps))
+    return "\n".join(f"Out[o + {at + k}u] = asuint({c});" for k, c in enumerate(comps))
+
+
+def _order_check(op: str, with_orig: bool, init: int, end: int, parts: list[tuple[int, int]],
+                 where: str) -> list[str]:
+    """The final value and originals of one counter are what some order of its atomics gives."""
+    if not with_orig or not parts:
+        return []
+    origs = [o for _v, o in parts]
+    if op == "Add":
+        order = sorted(parts, key=lambda p: p[1])
+        at = init
+        for v, o in order:
+            if o != at:
+                return [f"{where}: the add originals {sorted(origs)[:8]} chain no order (expected {at}, got {o})"]
+            at = (at + v) & M32
+        return [] if end == at else [f"{where}: final {end}, want {at}"]
+    if op == "Exchange":
+        if Counter([init, *(v for v, _o in parts)]) != Counter([*origs, end]):
+            return [f"{where}: exchange originals {sorted(origs)[:8]} + final {end} are not the initial + operands"]
+        return []
+    winners = [v for v, o in parts if o == init]          # CompareExchange
+    if len(winners) != 1 or end != winners[0] or any(o != end for _v, o in parts if o != init):
+        return [f"{where}: compare-exchange originals {sorted(origs)[:8]}, final {end}: not one winner"]
+    return []
+
+
+def generate(rng: random.Random) -> WgProgram:
+    g = _Gen(rng)
+    sections = [g.ids()]
+    for _ in range(rng.randint(2, 5)):
+        kind = rng.choice(["shared", "reduce", "atomic_shared", "atomic_buf", "atomic_raw", "wave", "wave", "wave"])
+        if kind == "shared":
+            sections.append(g.shared())
+        elif kind == "reduce":
+            sections.append(g.reduce())
+        elif kind.startswith("atomic"):
+            sections.append(g.atomic(kind.split("_")[1]))
+        else:
+            sections.append(g.wave())
+    gx, gy, gz = g.groups
+    nx, ny, nz = g.nt
+    T = g.T
+    gt_ty = "uint" if g.gt_w == 1 else f"uint{g.gt_w}"
+    dt_ty = "uint" if g.dt_w == 1 else f"uint{g.dt_w}"
+    params = ["uint gi : SV_GroupIndex", "uint3 gid : SV_GroupID", f"{gt_ty} gtid : SV_GroupThreadID",
+              f"{dt_ty} dtid : SV_DispatchThreadID"]
+    rng.shuffle(params)
+    decls = ["StructuredBuffer<uint> In : register(t4);", "RWStructuredBuffer<uint> Out : register(u0);"]
+    regs = {"AccU": ("RWStructuredBuffer<uint>", 1), "AccI": ("RWStructuredBuffer<int>", 2), "Raw": ("RWByteAddressBuffer", 3)}
+    decls += [f"{regs[n][0]} {n} : register(u{regs[n][1]});" for n in g.accs]
+    body = [f"    uint ft = ((gid.z * {gy}u + gid.y) * {gx}u + gid.x) * {T}u + gi;",
+            f"    uint o = ft * {g.slot}u;", f"    uint a = In[ft % {NIN}u];", f"    uint b = In[(ft * 7u + 3u) % {NIN}u];",
+            "    Out[o + 0u] = WaveGetLaneCount();", "    Out[o + 1u] = WaveGetLaneIndex();",
+            "    Out[o + 2u] = WaveReadLaneFirst(gi);"]
+    body += [s.code for s in sections]
+    source = ("\n".join(decls + g.decls) + f"\n[numthreads({nx}, {ny}, {nz})]\nvoid main({', '.join(params)}) {{\n"
+              + "\n".join(body) + "\n}\n")
+    inputs = [rng.choice([rng.randrange(1000), rng.randrange(1 << 16), rng.randrange(1 << 32)]) for _ in range(NIN)]
+    models = g.acc_models
+
+    def acc_model(ths: list[Thread]) -> dict[str, list[int | None]]:
+        out: dict[str, list[int | None]] = {n: [None] * len(init) for n, (_t, init) in g.accs.items()}
+        for m in models:
+            for n, words in m(ths).items():
+                out[n] = [w if w is not None else o for w, o in zip(words, out[n])]
+        return out
+    return WgProgram(source, g.nt, g.groups, inputs, g.slot, sections, g.accs, acc_model)
+
+
+# ------------------------------------------------------------------ the check
+
+def threads(prog: WgProgram) -> list[Thread]:
+    nx, ny, nz = prog.numthreads
+    gx, gy, gz = prog.groups
+    out = []
+    for gzz in range(gz):
+        for gyy in range(gy):
+            for gxx in range(gx):
+                for z in range(nz):
+                    for y in range(ny):
+                        for x in range(nx):
+                            ft = len(out)
+                            gi = (z * ny + y) * nx + x
+                            a, b = prog.inputs[ft % NIN], prog.inputs[(ft * 7 + 3) % NIN]
+                            out.append(Thread(ft, gi, (gxx, gyy, gzz), (x, y, z), a, b))
+    return out
+
+
+def _waves(ths: list[Thread], word: Callable[[int, int], int], T: int) -> list[str]:
+    """Give each thread its lane and wave from the run's lane words; the findings if they are inconsistent."""
+    for base in range(0, len(ths), T):
+        by_head: dict[int, dict[int, int]] = {}
+        for t in ths[base:base + T]:
+            by_head.setdefault(word(t.ft, 2), {})[word(t.ft, 1)] = t.ft
+        for head, lanes in by_head.items():
+            size = word(lanes.get(0, base), 0)
+            if head >= T or sorted(lanes) != list(range(len(lanes))) or lanes[0] != base + head or \
+                    len(lanes) > size or any(word(u, 0) != size for u in lanes.values()):
+                return [f"group at thread {base}: inconsistent lanes {sorted(lanes)} for first lane {head}"]
+            wave = [lanes[i] for i in range(len(lanes))]
+            for lane, u in enumerate(wave):
+                ths[u].lane, ths[u].wave = lane, wave
+    return []
+
+
+def findings(prog: WgProgram, got: dict[str, bytes], route: str) -> list[str]:
+    """What `route`'s buffers get wrong."""
+    out = struct.unpack(f"<{len(got['Out']) // 4}I", got["Out"])
+    S = prog.slots
+
+    def word(ft: int, k: int) -> int:
+        return out[ft * S + k]
+    ths = threads(prog)
+    T = prog.numthreads[0] * prog.numthreads[1] * prog.numthreads[2]
+    bad = _waves(ths, word, T)
+    if bad:
+        return [f"{route} {b}" for b in bad]
+    want: dict[tuple[int, int], int] = {}
+    for s in prog.sections:
+        want.update(s.model(ths))
+    found = []
+    for t in ths:
+        for k in range(LANE_SLOTS, S):
+            w = want.get((t.ft, k), SENTINEL)
+            if w is not None and word(t.ft, k) != w:
+                found.append(f"{route} thread {t.ft} (group {t.group}, gi {t.gi}, lane {t.lane}) Out slot {k}: "
+                             f"{word(t.ft, k):#x}, want {w:#x}")
+    accs = {n: list(struct.unpack(f"<{len(got[n]) // 4}I", got[n])) for n in prog.accs}
+    for n, words in prog.acc_model(ths).items():
+        found += [f"{route} {n}[{i}]: {accs[n][i]:#x}, want {w:#x}" for i, w in enumerate(words)
+                  if w is not None and accs[n][i] != w]
+    for s in prog.sections:
+        if s.check is not None:
+            found += [f"{route} {f}" for f in s.check(word, ths, accs)]
+    return found[:40]
+
+
+
+ROUTES = ("spirv", "dxil-vk")      # the serial DXIL interpreter runs no barrier or wave operation
+
+
+def route_findings(prog: WgProgram, route: str) -> list[str]:
+    """Run `prog` on `route` (SPIR-V on lavapipe with its -O0 rerun judged by the same model, or our DXIL
+    through dxil-spirv on lavapipe) and give what it gets wrong.  A dxil-spirv limit raises ConsumerLimit."""
+    from . import routes
+    bufs = prog.buffers()
+
+    def judge(again: list[bytes], _got: object) -> None:
+        bad = findings(prog, dict(zip(bufs, again)), f"{route} -O0")
+        if bad:
+            raise AssertionError("\n".join(bad))
+    got = routes.run(route, prog.source, bufs, groups=prog.groups, o0_check=judge, **OPTIONS)
+    return findings(prog, got, route)
