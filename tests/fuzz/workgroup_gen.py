@@ -86,7 +86,8 @@ _KEYS: list[tuple[str, Callable[[int, int, int], int]]] = [
 # the commutative atomics' combination (Min/Max compare as the counter's type: its values are signed for int)
 _ATOMIC: dict[str, Callable[[int, int], int]] = {
     "Add": lambda x, y: (x + y) & M32, "Or": lambda x, y: (x | y) & M32, "And": lambda x, y: x & y & M32,
-    "Xor": lambda x, y: (x ^ y) & M32, "Min": min, "Max": max}
+    "Xor": lambda x, y: (x ^ y) & M32, "Min": min, "Max": max, "CompareStore": lambda x, y: y,
+    "Exchange": lambda x, y: y, "CompareExchange": lambda x, y: y}
 REDUCTIONS = ("Sum", "Product", "Min", "Max", "BitAnd", "BitOr", "BitXor")
 
 
@@ -165,6 +166,7 @@ class _Gen:
         self.accs: dict[str, tuple[str, list[int]]] = {}
         self.acc_models: list[Callable[[list[Thread]], dict[str, list[int | None]]]] = []
         self.decls: list[str] = []
+        self.funcs: list[str] = []
 
     def fresh(self) -> int:
         self.n += 1
@@ -205,7 +207,6 @@ class _Gen:
     def shared(self) -> Section:
         n, T, rng = self.fresh(), self.T, self.rng
         per = rng.choice([1, 1, 2])
-        at = self.take(per)
         vals = [self.value("uint") for _ in range(per)]
         perms: list[tuple[str, Callable[[int], int]]] = [
             (f"(gi + {(s := rng.randint(1, T))}u) % {T}u", lambda g, s=s: (g + s) % T),
@@ -218,16 +219,35 @@ class _Gen:
             m = rng.randint(1, T - 1)
             perms.append((f"gi ^ {m}u", lambda g, m=m: g ^ m))
         text, perm = rng.choice(perms)
-        writes = "\n".join(f"    G{n}[gi * {per}u + {j}u] = {vals[j][0]};" for j in range(per))
-        reads = "\n".join(f"    Out[o + {at + j}u] = G{n}[p{n} * {per}u + {j}u];" for j in range(per))
-        code = (f"{writes}\n    {self.barrier()}\n    uint p{n} = {text};\n{reads}")
-        self.decls.append(f"groupshared uint G{n}[{T * per}];")
+        ety = rng.choice(["uint", "int", "float", "uint2", "struct"])
+        # (element type, stores of value e into element x, reads of element x, words of the value)
+        elem, sets, gets, words = {
+            "uint": ("uint", ["{x} = {e};"], ["{x}"], lambda v: [v]),
+            "int": ("int", ["{x} = (int)({e});"], ["asuint({x})"], lambda v: [v]),
+            "float": ("float", ["{x} = (float)(({e}) & 0xFFFFu);"], ["asuint({x})"], lambda v: [_bits("float", float(v & 0xFFFF))]),
+            "uint2": ("uint2", ["{x} = uint2({e}, ({e}) ^ 0x55u);"], ["{x}.x", "{x}.y"], lambda v: [v, v ^ 0x55]),
+            "struct": (f"P{n}", ["{x}.u = {e};", "{x}.f = (float)(({e}) & 0xFFFFu);"], ["{x}.u", "asuint({x}.f)"],
+                       lambda v: [v, _bits("float", float(v & 0xFFFF))]),
+        }[ety]
+        if ety == "struct":
+            self.decls.append(f"struct P{n} {{ uint u; float f; }};")
+        at = self.take(per * len(gets))
+        two_d = rng.random() < 0.5
+        def cell(i: str, j: int) -> str:
+            return f"G{n}[{i}][{j}u]" if two_d else f"G{n}[{i} * {per}u + {j}u]"
+        writes = "\n".join("    " + st.format(x=cell("gi", j), e=vals[j][0]) for j in range(per) for st in sets)
+        reads = "\n".join(f"    Out[o + {at + j * len(gets) + c}u] = {gt.format(x=cell(f'p{n}', j))};"
+                          for j in range(per) for c, gt in enumerate(gets))
+        code = f"{writes}\n    {self.barrier()}\n    uint p{n} = {text};\n{reads}"
+        self.decls.append(f"groupshared {elem} G{n}[{T}][{per}];" if two_d else f"groupshared {elem} G{n}[{T * per}];")
 
         def model(ths: list[Thread]) -> dict:
             out = {}
             for t in ths:
                 src = ths[t.ft - t.gi + perm(t.gi)]
-                out.update({(t.ft, at + j): vals[j][1](src.a, src.b, src.gi) & M32 for j in range(per)})
+                for j in range(per):
+                    ws = words(vals[j][1](src.a, src.b, src.gi) & M32)
+                    out.update({(t.ft, at + j * len(gets) + c): w for c, w in enumerate(ws)})
             return out
         return Section(code, 0, model)
 
@@ -265,20 +285,25 @@ class _Gen:
 
     # -- atomics
     def atomic(self, where: str) -> Section:
-        """Interlocked* on a groupshared counter (per group) or on a RWStructuredBuffer / RWByteAddressBuffer
-        element (one over the whole dispatch)."""
+        """Interlocked* on K groupshared counters (per group) or K elements of a RWStructuredBuffer /
+        RWByteAddressBuffer (over the whole dispatch); thread gi uses counter gi % K."""
         n, rng, T = self.fresh(), self.rng, self.T
         with_orig = rng.random() < 0.5
         op = rng.choice(["Add", "Exchange", "CompareExchange"] if with_orig else
-                        ["Add", "Or", "And", "Xor", "Min", "Max"])
-        signed = op in ("Min", "Max") and where != "raw" and rng.random() < 0.5
+                        ["Add", "Or", "And", "Xor", "Min", "Max", "CompareStore"])
+        if op == "CompareStore" and where == "shared":
+            op = "Add"
+        signed = op in ("Min", "Max", "Add") and where != "raw" and rng.random() < 0.4
         ty = "int" if signed else "uint"
-        init = rng.choice([0, 5, 1000, 0xFFFF]) if not signed else rng.choice([0, -7, 100])
+        K = rng.choice([1, 1, 2, 3]) if where != "shared" or T > 3 else 1
+        init = rng.choice([0, 5, 1000, 0xFFFF]) if not signed else rng.choice([0, -7, 100, -100000])
         pred = rng.choice(_PREDS)
         if op == "Add":
             v = ("(b % 13u + 1u)", lambda a, b, g: b % 13 + 1) if rng.random() < 0.5 else \
                 ("(gi % 5u + 1u)", lambda a, b, g: g % 5 + 1)
-        elif op in ("Exchange", "CompareExchange"):
+            if signed:
+                v = (f"(int){v[0]}", v[1])
+        elif op in ("Exchange", "CompareExchange", "CompareStore"):
             v = ("(ft + 1u)", None)           # distinct, never the initial value
             init = 0
         elif signed:
@@ -287,26 +312,28 @@ class _Gen:
             v = self.value("uint")
         orig_at = self.take(1) if with_orig else None
         at = self.take(1) if where == "shared" else None
-        args = f"{init}u, {v[0]}" if op == "CompareExchange" else v[0]
+        cmp = f"{init}{'u' if ty == 'uint' else ''}, "
+        args = cmp + v[0] if op in ("CompareExchange", "CompareStore") else v[0]
         tail = f", o{n}" if with_orig else ""
         name = {"shared": f"C{n}", "raw": "Raw", "buf": "AccI" if signed else "AccU"}[where]
         idx = 0
+        which = "" if K == 1 else f" + gi % {K}u"
         if where == "shared":
-            target = name
-            self.decls.append(f"groupshared {ty} C{n};")
+            target = f"C{n}[gi % {K}u]"
+            self.decls.append(f"groupshared {ty} C{n}[{K}];")
         else:
             idx = len(self.accs.setdefault(name, (ty, []))[1])
-            self.accs[name][1].append(init)
-            target = f"{name}[{idx}]"
-        call = (f"Raw.Interlocked{op}({idx * 4}u, {args}{tail});" if where == "raw"
+            self.accs[name][1].extend([init] * K)
+            target = f"{name}[{idx}u{which}]"
+        call = (f"Raw.Interlocked{op}(({idx}u{which}) * 4u, {args}{tail});" if where == "raw"
                 else f"Interlocked{op}({target}, {args}{tail});")
         body = f"{ty} o{n};\n        {call}\n        Out[o + {orig_at}u] = asuint(o{n});" if with_orig else call
         lines = []
         if where == "shared":
-            lines += [f"    if (gi == 0u)\n        C{n} = {init};", f"    {self.barrier()}"]
+            lines += [f"    if (gi < {K}u)\n        C{n}[gi] = {init};", f"    {self.barrier()}"]
         lines.append(f"    if ({pred[0]}) {{\n        {body}\n    }}")
         if where == "shared":
-            lines += [f"    {self.barrier()}", f"    Out[o + {at}u] = asuint(C{n});"]
+            lines += [f"    {self.barrier()}", f"    Out[o + {at}u] = asuint(C{n}[gi % {K}u]);"]
 
         def operand(t: Thread) -> int:
             return t.ft + 1 if v[1] is None else v[1](t.a, t.b, t.gi)
@@ -318,15 +345,17 @@ class _Gen:
                     acc = _ATOMIC[op](acc, operand(t))
             return acc
 
-        def scopes(ths: list[Thread]) -> list[list[Thread]]:
-            return [ths[i:i + T] for i in range(0, len(ths), T)] if where == "shared" else [ths]
+        def scopes(ths: list[Thread]) -> list[tuple[int, list[Thread]]]:
+            """(counter, its threads): per group for groupshared counters."""
+            groups = [ths[i:i + T] for i in range(0, len(ths), T)] if where == "shared" else [ths]
+            return [(k, [t for t in grp if t.gi % K == k]) for grp in groups for k in range(K)]
 
-        order_dependent = op in ("Exchange", "CompareExchange")
+        order_dependent = op in ("Exchange", "CompareExchange", "CompareStore")
 
         def model(ths: list[Thread]) -> dict:
             """The final values (Exchange's is checked with the originals), None for the originals."""
             out: dict = {}
-            for scope in scopes(ths):
+            for _k, scope in scopes(ths):
                 if at is not None:
                     out.update({(t.ft, at): None if order_dependent else final(scope) & M32 for t in scope})
                 if orig_at is not None:
@@ -337,22 +366,29 @@ class _Gen:
             def acc_model(ths: list[Thread]) -> dict:
                 words: list[int | None] = [None] * len(self.accs[name][1])
                 if not order_dependent:
-                    words[idx] = final(ths) & M32
+                    for k, scope in scopes(ths):
+                        words[idx + k] = final(scope) & M32
                 return {name: words}
             self.acc_models.append(acc_model)
 
         def check(word: Callable[[int, int], int], ths: list[Thread], accs: dict[str, list[int]]) -> list[str]:
             found = []
-            for si, scope in enumerate(scopes(ths)):
+            for si, (k, scope) in enumerate(scopes(ths)):
                 if where == "shared":
                     ends = {word(t.ft, at) for t in scope}
-                    if len(ends) != 1:
-                        found.append(f"C{n} group {si}: threads read different final values {sorted(ends)[:4]}")
+                    if len(ends) > 1:
+                        found.append(f"C{n} scope {si}: threads read different final values {sorted(ends)[:4]}")
+                        continue
+                    if not ends:
                         continue
                     end = ends.pop()
                 else:
-                    end = accs[name][idx]
+                    end = accs[name][idx + k]
                 part = [t for t in scope if pred[1](t.a, t.b, t.gi)]
+                if op == "CompareStore":
+                    if end not in ({operand(t) for t in part} or {init}):
+                        found.append(f"{name}[{idx + k}]: compare-store left {end:#x}, no participant's value")
+                    continue
                 origs = [(operand(t) & M32, word(t.ft, orig_at) if orig_at is not None else 0) for t in part]
                 found += _order_check(op, with_orig, init & M32, end, origs, f"{name} (section {n}) scope {si}")
             return found
@@ -430,18 +466,24 @@ class _Gen:
 
     def wave(self) -> Section:
         n, rng = self.fresh(), self.rng
-        shape = rng.choice(["top", "if", "ifelse", "loop"])
+        shape = rng.choice(["top", "if", "ifelse", "loop", "func", "switch", "nested"])
         if shape == "loop":
             return self._wave_loop(n)
         kinds = ["reduce", "vote", "read", "match"]
         arms = []
         conds = [("true", lambda t: True)]
-        if shape != "top":
-            c = rng.choice([("gi % 3u == 0u", lambda t: t.gi % 3 == 0), ("(a & 2u) != 0u", lambda t: t.a & 2 != 0),
+        pick = [("gi % 3u == 0u", lambda t: t.gi % 3 == 0), ("(a & 2u) != 0u", lambda t: t.a & 2 != 0),
                             ("WaveGetLaneIndex() % 3u != 1u", lambda t: t.lane % 3 != 1),
                             ("b % 4u < 3u", lambda t: t.b % 4 < 3),
-                            (f"gi < {(k := rng.randint(1, self.T))}u", lambda t, k=k: t.gi < k)])
-            conds = [c] + ([(f"!({c[0]})", lambda t, f=c[1]: not f(t))] if shape == "ifelse" else [])
+                            (f"gi < {(k := rng.randint(1, self.T))}u", lambda t, k=k: t.gi < k)]
+        if shape != "top":
+            c = rng.choice(pick)
+            if shape == "nested":            # the inner if's lanes: those of both conditions
+                c2 = rng.choice(pick)
+                c = (f"{c[0]}) {{\n        if ({c2[0]}", lambda t, f=c[1], f2=c2[1]: f(t) and f2(t))
+            if shape == "switch":
+                c = ("gi % 3u", lambda t: t.gi % 3 == 0)
+            conds = [c] + ([(f"!({c[0]})", lambda t, f=c[1]: not f(t))] if shape in ("ifelse", "switch") else [])
         for cond in conds:
             vty, expr, words, fn = self._wave_expr(rng.choice(kinds))
             at = self.take(words)
@@ -455,6 +497,17 @@ class _Gen:
             arms.append((conds[0], "", at2, fn2))
         elif shape == "if":
             code = f"    if ({conds[0][0]}) {{\n        " + arms[0][1].replace("\n", "\n        ") + "\n    }"
+        elif shape == "nested":
+            code = (f"    if ({conds[0][0]}) {{\n            " + arms[0][1].replace("\n", "\n            ")
+                    + "\n        }\n    }")
+        elif shape == "func":           # through a call (the wave operation's lanes are the caller's)
+            self.funcs.append(f"void f{n}(uint a, uint b, uint gi, uint o) {{\n    "
+                              + arms[0][1].replace("\n", "\n    ") + "\n}")
+            code = f"    if ({conds[0][0]})\n        f{n}(a, b, gi, o);"
+        elif shape == "switch":
+            code = ("    switch (gi % 3u) {\n    case 0u: {\n        " + arms[0][1].replace("\n", "\n        ")
+                    + "\n        break;\n    }\n    default: {\n        " + arms[1][1].replace("\n", "\n        ")
+                    + "\n        break;\n    }\n    }")
         else:
             code = (f"    if ({conds[0][0]}) {{\n        " + arms[0][1].replace("\n", "\n        ") + "\n    } else {\n        "
                     + arms[1][1].replace("\n", "\n        ") + "\n    }")
@@ -527,7 +580,7 @@ def _order_check(op: str, with_orig: bool, init: int, end: int, parts: list[tupl
         return []
     origs = [o for _v, o in parts]
     if op == "Add":
-        order = sorted(parts, key=lambda p: p[1])
+        order = sorted(parts, key=lambda p: (p[1] - init) & M32)       # the counter only grows from init
         at = init
         for v, o in order:
             if o != at:
@@ -573,7 +626,7 @@ def generate(rng: random.Random) -> WgProgram:
             "    Out[o + 0u] = WaveGetLaneCount();", "    Out[o + 1u] = WaveGetLaneIndex();",
             "    Out[o + 2u] = WaveReadLaneFirst(gi);"]
     body += [s.code for s in sections]
-    source = ("\n".join(decls + g.decls) + f"\n[numthreads({nx}, {ny}, {nz})]\nvoid main({', '.join(params)}) {{\n"
+    source = ("\n".join(decls + g.decls + g.funcs) + f"\n[numthreads({nx}, {ny}, {nz})]\nvoid main({', '.join(params)}) {{\n"
               + "\n".join(body) + "\n}\n")
     inputs = [rng.choice([rng.randrange(1000), rng.randrange(1 << 16), rng.randrange(1 << 32)]) for _ in range(NIN)]
     models = g.acc_models
