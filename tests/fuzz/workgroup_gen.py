@@ -328,6 +328,9 @@ class _Gen:
         call = (f"Raw.Interlocked{op}(({idx}u{which}) * 4u, {args}{tail});" if where == "raw"
                 else f"Interlocked{op}({target}, {args}{tail});")
         body = f"{ty} o{n};\n        {call}\n        Out[o + {orig_at}u] = asuint(o{n});" if with_orig else call
+        looped = not with_orig and rng.random() < 0.3      # gi % 3 times, in a loop of its own per thread
+        if looped:
+            body = f"for (uint r{n} = 0u; r{n} < gi % 3u; r{n}++)\n            {call}"
         lines = []
         if where == "shared":
             lines += [f"    if (gi < {K}u)\n        C{n}[gi] = {init};", f"    {self.barrier()}"]
@@ -338,10 +341,13 @@ class _Gen:
         def operand(t: Thread) -> int:
             return t.ft + 1 if v[1] is None else v[1](t.a, t.b, t.gi)
 
+        def reps(t: Thread) -> int:
+            return (t.gi % 3 if looped else 1) if pred[1](t.a, t.b, t.gi) else 0
+
         def final(ths: list[Thread]) -> int:
             acc = init
             for t in ths:
-                if pred[1](t.a, t.b, t.gi):
+                for _ in range(reps(t)):
                     acc = _ATOMIC[op](acc, operand(t))
             return acc
 
@@ -384,7 +390,7 @@ class _Gen:
                     end = ends.pop()
                 else:
                     end = accs[name][idx + k]
-                part = [t for t in scope if pred[1](t.a, t.b, t.gi)]
+                part = [t for t in scope if reps(t)]
                 if op == "CompareStore":
                     if end not in ({operand(t) for t in part} or {init}):
                         found.append(f"{name}[{idx + k}]: compare-store left {end:#x}, no participant's value")
@@ -430,14 +436,20 @@ class _Gen:
                 return "uint4", f"WaveActiveBallot({pred[0]})", 4, fn
             return ("bool" if "True" in op else "uint"), f"{op}({pred[0]})", 1, fn
         if kind == "read":
-            comps = [self.value(ty) for _ in range(width)]
+            if rng.random() < 0.25:          # bool values (vectors of them too)
+                ty = "bool"
+                comps = [(f"({p[0]})", lambda a, b, g, f=p[1]: int(f(a, b, g))) for p in
+                         (rng.choice(_PREDS) for _ in range(width))]
+            else:
+                comps = [self.value(ty) for _ in range(width)]
             vty = ty if width == 1 else f"{ty}{width}"
             arg = comps[0][0] if width == 1 else f"{vty}({', '.join(c[0] for c in comps)})"
             op = rng.choice(["first", "equal"])
 
             def fn(act: list[Thread], me: int) -> list[int]:
                 if op == "first":
-                    return [_bits(ty, c[1](act[0].a, act[0].b, act[0].gi)) for c in comps]
+                    return [_bits(ty, c[1](act[0].a, act[0].b, act[0].gi)) if ty != "bool" else
+                            c[1](act[0].a, act[0].b, act[0].gi) for c in comps]
                 return [int(len({c[1](t.a, t.b, t.gi) for t in act}) == 1) for c in comps]
             if op == "first":
                 return vty, f"WaveReadLaneFirst({arg})", width, fn
@@ -464,9 +476,11 @@ class _Gen:
             return [_bits(ty, _combine(op, ty, [val[1](t.a, t.b, t.gi) for t in part]))]
         return ("uint" if op == "CountBits" else ty), f"WaveMultiPrefix{op}({arg}, WaveMatch({key[0]}))", 1, fn
 
-    def wave(self) -> Section:
+    def wave(self, shape: str = "") -> Section:
+        """A wave operation (or two) at the top level or under divergence; shape "return" (the last
+        section only) leaves main early on the other lanes."""
         n, rng = self.fresh(), self.rng
-        shape = rng.choice(["top", "if", "ifelse", "loop", "func", "switch", "nested"])
+        shape = shape or rng.choice(["top", "if", "ifelse", "loop", "func", "switch", "nested"])
         if shape == "loop":
             return self._wave_loop(n)
         kinds = ["reduce", "vote", "read", "match"]
@@ -495,6 +509,8 @@ class _Gen:
             vty, fn2, at2, text2 = self._read_at(n)
             code += "\n" + text2
             arms.append((conds[0], "", at2, fn2))
+        elif shape == "return":
+            code = f"    if (!({conds[0][0]}))\n        return;\n    " + arms[0][1].replace("\n", "\n    ")
         elif shape == "if":
             code = f"    if ({conds[0][0]}) {{\n        " + arms[0][1].replace("\n", "\n        ") + "\n    }"
         elif shape == "nested":
@@ -610,6 +626,8 @@ def generate(rng: random.Random) -> WgProgram:
             sections.append(g.atomic(kind.split("_")[1]))
         else:
             sections.append(g.wave())
+    if rng.random() < 0.25:
+        sections.append(g.wave("return"))
     gx, gy, gz = g.groups
     nx, ny, nz = g.nt
     T = g.T
