@@ -18,7 +18,8 @@ FEATURES = ("groupshared", "GroupMemoryBarrierWithGroupSync", "AllMemoryBarrierW
             "InterlockedMin", "InterlockedMax", "AccI", "for (uint r", "WaveActiveSum", "WaveActiveProduct", "WavePrefix",
             "WaveActiveBallot", "WaveMatch(", "WaveMultiPrefix", "WaveReadLaneAt", "WaveReadLaneFirst",
             "WaveActiveAllEqual", "WaveActiveCountBits", "WaveIsFirstLane", "QuadRead", "} else {", "for (uint i",
-            "switch", "void f", "return;", "struct P", "][", "uint2(", "bool2", "SV_GroupThreadID", "uint2 ", "3(")
+            "switch", "void f", "return;", "struct P", "][", "uint2(", "bool2", "SV_GroupThreadID", "uint2 ", "3(",
+            "In[0] % 3u", "WaveGetLaneCount() != 0u", "struct Q", "u].y")
 
 
 def _seeds(count: int) -> list[int]:

@@ -251,6 +251,38 @@ class _Gen:
             return out
         return Section(code, 0, model)
 
+    def stencil(self) -> Section:
+        """Rounds of read-the-neighbours, barrier, write-your-own, barrier, in a loop whose trip count is
+        uniform but read at run time (In[0]); the phases keep every read and write apart."""
+        n, T, rng = self.fresh(), self.T, self.rng
+        at = self.take(1)
+        d1, d2 = rng.randint(1, T), rng.randint(0, T)
+        mul = rng.choice([1, 3, 0x9E3779B1])
+        val = self.value("uint")
+        wrap = rng.random() < 0.4
+        code = (f"    S{n}[gi] = {val[0]};\n    {self.barrier()}\n"
+                f"    for (uint k{n} = 0u; k{n} < In[0] % 3u + 1u; k{n}++) {{\n"
+                f"        uint x{n} = S{n}[(gi + {d1}u) % {T}u] * {mul}u + S{n}[(gi + {d2}u) % {T}u] + k{n};\n"
+                f"        {self.barrier()}\n        S{n}[gi] = x{n};\n        {self.barrier()}\n    }}\n"
+                f"    Out[o + {at}u] = S{n}[{rng.choice(['gi', f'{T - 1}u - gi', '0u'])}];")
+        pick = code.rsplit("S" + str(n) + "[", 1)[1].split("]")[0]
+        if wrap:          # a branch every thread takes, on a value the compiler cannot know
+            code = "    if (WaveGetLaneCount() != 0u) {\n    " + code.replace("\n", "\n    ") + "\n    }"
+        self.decls.append(f"groupshared uint S{n}[{T}];")
+
+        def model(ths: list[Thread]) -> dict:
+            out = {}
+            rounds = ths[0].a % 3 + 1            # thread 0's a is In[0]
+            for base in range(0, len(ths), T):
+                s = [val[1](t.a, t.b, t.gi) & M32 for t in ths[base:base + T]]
+                for k in range(rounds):
+                    s = [(s[(g + d1) % T] * mul + s[(g + d2) % T] + k) & M32 for g in range(T)]
+                for g in range(T):
+                    src = {"gi": g, f"{T - 1}u - gi": T - 1 - g, "0u": 0}[pick]
+                    out[(ths[base + g].ft, at)] = s[src]
+            return out
+        return Section(code, 0, model)
+
     def reduce(self) -> Section:
         """A tree reduction over the group (any group size: the upper half folds onto the lower)."""
         n, T = self.fresh(), self.T
@@ -318,9 +350,18 @@ class _Gen:
         name = {"shared": f"C{n}", "raw": "Raw", "buf": "AccI" if signed else "AccU"}[where]
         idx = 0
         which = "" if K == 1 else f" + gi % {K}u"
+        part_of = ""
         if where == "shared":
-            target = f"C{n}[gi % {K}u]"
-            self.decls.append(f"groupshared {ty} C{n}[{K}];")
+            box = rng.choice(["scalar", "scalar", "vector", "struct"])       # the counter alone, .y, a member
+            if box == "vector":
+                part_of = ".y"
+                self.decls.append(f"groupshared {ty}2 C{n}[{K}];")
+            elif box == "struct":
+                part_of = ".v"
+                self.decls += [f"struct Q{n} {{ uint pad; {ty} v; }};", f"groupshared Q{n} C{n}[{K}];"]
+            else:
+                self.decls.append(f"groupshared {ty} C{n}[{K}];")
+            target = f"C{n}[gi % {K}u]{part_of}"
         else:
             idx = len(self.accs.setdefault(name, (ty, []))[1])
             self.accs[name][1].extend([init] * K)
@@ -333,10 +374,10 @@ class _Gen:
             body = f"for (uint r{n} = 0u; r{n} < gi % 3u; r{n}++)\n            {call}"
         lines = []
         if where == "shared":
-            lines += [f"    if (gi < {K}u)\n        C{n}[gi] = {init};", f"    {self.barrier()}"]
+            lines += [f"    if (gi < {K}u)\n        C{n}[gi]{part_of} = {init};", f"    {self.barrier()}"]
         lines.append(f"    if ({pred[0]}) {{\n        {body}\n    }}")
         if where == "shared":
-            lines += [f"    {self.barrier()}", f"    Out[o + {at}u] = asuint(C{n}[gi % {K}u]);"]
+            lines += [f"    {self.barrier()}", f"    Out[o + {at}u] = asuint({target});"]
 
         def operand(t: Thread) -> int:
             return t.ft + 1 if v[1] is None else v[1](t.a, t.b, t.gi)
@@ -617,11 +658,13 @@ def generate(rng: random.Random) -> WgProgram:
     g = _Gen(rng)
     sections = [g.ids()]
     for _ in range(rng.randint(2, 5)):
-        kind = rng.choice(["shared", "reduce", "atomic_shared", "atomic_buf", "atomic_raw", "wave", "wave", "wave"])
+        kind = rng.choice(["shared", "reduce", "stencil", "atomic_shared", "atomic_buf", "atomic_raw", "wave", "wave", "wave"])
         if kind == "shared":
             sections.append(g.shared())
         elif kind == "reduce":
             sections.append(g.reduce())
+        elif kind == "stencil":
+            sections.append(g.stencil())
         elif kind.startswith("atomic"):
             sections.append(g.atomic(kind.split("_")[1]))
         else:
