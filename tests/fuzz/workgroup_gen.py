@@ -156,8 +156,8 @@ class WgProgram:
 class _Gen:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        dims = rng.choice([(8, 1, 1), (16, 1, 1), (32, 1, 1), (64, 1, 1), (12, 1, 1), (4, 4, 1), (8, 2, 2),
-                           (2, 3, 4), (4, 2, 3), (3, 5, 1), (5, 1, 2), (16, 2, 1), (7, 1, 1), (4, 4, 4)])
+        dims = rng.choice([(128, 1, 1), (8, 8, 4), (1, 1, 1), (1, 7, 1), (8, 1, 1), (16, 1, 1), (32, 1, 1),
+                           (64, 1, 1), (12, 1, 1), (4, 4, 1), (8, 2, 2), (2, 3, 4), (4, 2, 3), (3, 5, 1), (5, 1, 2), (16, 2, 1), (7, 1, 1), (4, 4, 4)])
         self.nt = dims
         self.T = dims[0] * dims[1] * dims[2]
         self.groups = rng.choice([(1, 1, 1), (2, 1, 1), (1, 2, 1), (2, 1, 2), (3, 1, 1), (1, 1, 3), (2, 2, 1)])
@@ -186,6 +186,7 @@ class _Gen:
     # -- system values
     def ids(self) -> Section:
         gt_w, dt_w = self.rng.randint(1, 3), self.rng.randint(1, 3)
+        self.id_ty = self.rng.choice(["uint", "uint", "int"])          # the system values convert to int too
         at = self.take(gt_w + dt_w + 3)
         comps = "xyz"
         lines = [f"    Out[o + {at + c}u] = gtid{'.' + comps[c] if gt_w > 1 else ''};" for c in range(gt_w)]
@@ -674,8 +675,8 @@ def generate(rng: random.Random) -> WgProgram:
     gx, gy, gz = g.groups
     nx, ny, nz = g.nt
     T = g.T
-    gt_ty = "uint" if g.gt_w == 1 else f"uint{g.gt_w}"
-    dt_ty = "uint" if g.dt_w == 1 else f"uint{g.dt_w}"
+    gt_ty = g.id_ty if g.gt_w == 1 else f"{g.id_ty}{g.gt_w}"
+    dt_ty = g.id_ty if g.dt_w == 1 else f"{g.id_ty}{g.dt_w}"
     params = ["uint gi : SV_GroupIndex", "uint3 gid : SV_GroupID", f"{gt_ty} gtid : SV_GroupThreadID",
               f"{dt_ty} dtid : SV_DispatchThreadID"]
     rng.shuffle(params)
