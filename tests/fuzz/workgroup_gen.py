@@ -603,21 +603,35 @@ class _Gen:
         return ty, fn, at, text
 
     def _wave_loop(self, n: int) -> Section:
-        """A loop whose trip count differs per lane: iteration i has the lanes with more than i trips."""
+        """A loop whose trip count differs per lane: iteration i has the lanes with more than i trips (less
+        those that skip it)."""
         rng = self.rng
         op = rng.choice(["Sum", "Max", "Min", "BitOr", "BitXor"])
         val = self.value("uint")
         trips = rng.choice([("a % 3u", lambda t: t.a % 3), ("gi % 4u", lambda t: t.gi % 4), ("b % 5u", lambda t: t.b % 5)])
         at = self.take(1)
-        code = (f"    uint r{n} = 7u;\n    for (uint i{n} = 0u; i{n} < {trips[0]}; i{n}++)\n"
-                f"        r{n} = r{n} * 31u + WaveActive{op}({val[0]} + i{n});\n    Out[o + {at}u] = r{n};")
+        skip = rng.random() < 0.5          # a while loop left by break, skipping (continue) odd i + gi rounds
+        if skip:
+            code = (f"    uint r{n} = 7u;\n    uint i{n} = 0u;\n    while (true) {{\n"
+                    f"        if (i{n} >= {trips[0]})\n            break;\n"
+                    f"        if ((i{n} + gi) % 2u == 1u) {{\n            i{n}++;\n            continue;\n        }}\n"
+                    f"        r{n} = r{n} * 31u + WaveActive{op}({val[0]} + i{n});\n        i{n}++;\n    }}\n"
+                    f"    Out[o + {at}u] = r{n};")
+        else:
+            code = (f"    uint r{n} = 7u;\n    for (uint i{n} = 0u; i{n} < {trips[0]}; i{n}++)\n"
+                    f"        r{n} = r{n} * 31u + WaveActive{op}({val[0]} + i{n});\n    Out[o + {at}u] = r{n};")
+
+        def there(t: Thread, i: int) -> bool:
+            return trips[1](t) > i and not (skip and (i + t.gi) % 2 == 1)
 
         def model(ths: list[Thread]) -> dict:
             out = {}
             for t in ths:
                 r = 7
                 for i in range(trips[1](t)):
-                    act = [ths[u] for u in t.wave if trips[1](ths[u]) > i]
+                    if not there(t, i):
+                        continue
+                    act = [ths[u] for u in t.wave if there(ths[u], i)]
                     r = (r * 31 + _combine(op, "uint", [(val[1](s.a, s.b, s.gi) + i) & M32 for s in act])) & M32
                 out[(t.ft, at)] = r
             return out
