@@ -19,7 +19,7 @@ FEATURES = ("groupshared", "GroupMemoryBarrierWithGroupSync", "AllMemoryBarrierW
             "WaveActiveBallot", "WaveMatch(", "WaveMultiPrefix", "WaveReadLaneAt", "WaveReadLaneFirst",
             "WaveActiveAllEqual", "WaveActiveCountBits", "WaveIsFirstLane", "QuadRead", "} else {", "for (uint i",
             "switch", "void f", "return;", "struct P", "][", "uint2(", "bool2", "SV_GroupThreadID", "uint2 ", "3(",
-            "In[0] % 3u", "WaveGetLaneCount() != 0u", "struct Q", "u].y", "continue;")
+            "In[0] % 3u", "WaveGetLaneCount() != 0u", "struct Q", "u].y", "continue;", "uint a = A0[")
 
 
 def _seeds(count: int) -> list[int]:

@@ -42,6 +42,7 @@ class Thread:
     local: tuple[int, int, int]
     a: int
     b: int
+    in0: int                     # In[0], a value uniform over the dispatch
     lane: int = -1
     wave: list[int] = field(default_factory=list)      # flat indices of the wave's threads in lane order
 
@@ -137,6 +138,7 @@ class WgProgram:
     sections: list[Section]
     accs: dict[str, tuple[str, list[int]]]             # buffer -> (element type, initial words)
     acc_model: Callable[[list[Thread]], dict[str, list[int | None]]]
+    relay: int = 0                                     # a is thread (gi + relay) % T's input (0: its own)
 
     @property
     def threads(self) -> int:
@@ -273,7 +275,7 @@ class _Gen:
 
         def model(ths: list[Thread]) -> dict:
             out = {}
-            rounds = ths[0].a % 3 + 1            # thread 0's a is In[0]
+            rounds = ths[0].in0 % 3 + 1
             for base in range(0, len(ths), T):
                 s = [val[1](t.a, t.b, t.gi) & M32 for t in ths[base:base + T]]
                 for k in range(rounds):
@@ -697,14 +699,20 @@ def generate(rng: random.Random) -> WgProgram:
     decls = ["StructuredBuffer<uint> In : register(t4);", "RWStructuredBuffer<uint> Out : register(u0);"]
     regs = {"AccU": ("RWStructuredBuffer<uint>", 1), "AccI": ("RWStructuredBuffer<int>", 2), "Raw": ("RWByteAddressBuffer", 3)}
     decls += [f"{regs[n][0]} {n} : register(u{regs[n][1]});" for n in g.accs]
+    inputs = [rng.choice([rng.randrange(1000), rng.randrange(1 << 16), rng.randrange(1 << 32)]) for _ in range(NIN)]
+    # a: this thread's input (or, relayed, the input of thread (gi + relay) % T, through groupshared memory)
+    relay = rng.randrange(1, T) if T > 1 and rng.random() < 0.4 else 0
+    load_a = [f"    uint a = In[ft % {NIN}u];"]
+    if relay:
+        g.decls.append(f"groupshared uint A0[{T}];")
+        load_a = [f"    A0[gi] = In[ft % {NIN}u];", f"    {g.barrier()}", f"    uint a = A0[(gi + {relay}u) % {T}u];"]
     body = [f"    uint ft = ((gid.z * {gy}u + gid.y) * {gx}u + gid.x) * {T}u + gi;",
-            f"    uint o = ft * {g.slot}u;", f"    uint a = In[ft % {NIN}u];", f"    uint b = In[(ft * 7u + 3u) % {NIN}u];",
+            f"    uint o = ft * {g.slot}u;", *load_a, f"    uint b = In[(ft * 7u + 3u) % {NIN}u];",
             "    Out[o + 0u] = WaveGetLaneCount();", "    Out[o + 1u] = WaveGetLaneIndex();",
             "    Out[o + 2u] = WaveReadLaneFirst(gi);"]
     body += [s.code for s in sections]
     source = ("\n".join(decls + g.decls + g.funcs) + f"\n[numthreads({nx}, {ny}, {nz})]\nvoid main({', '.join(params)}) {{\n"
               + "\n".join(body) + "\n}\n")
-    inputs = [rng.choice([rng.randrange(1000), rng.randrange(1 << 16), rng.randrange(1 << 32)]) for _ in range(NIN)]
     models = g.acc_models
 
     def acc_model(ths: list[Thread]) -> dict[str, list[int | None]]:
@@ -713,7 +721,7 @@ def generate(rng: random.Random) -> WgProgram:
             for n, words in m(ths).items():
                 out[n] = [w if w is not None else o for w, o in zip(words, out[n])]
         return out
-    return WgProgram(source, g.nt, g.groups, inputs, g.slot, sections, g.accs, acc_model)
+    return WgProgram(source, g.nt, g.groups, inputs, g.slot, sections, g.accs, acc_model, relay)
 
 
 # ------------------------------------------------------------------ the check
@@ -730,8 +738,10 @@ def threads(prog: WgProgram) -> list[Thread]:
                         for x in range(nx):
                             ft = len(out)
                             gi = (z * ny + y) * nx + x
-                            a, b = prog.inputs[ft % NIN], prog.inputs[(ft * 7 + 3) % NIN]
-                            out.append(Thread(ft, gi, (gxx, gyy, gzz), (x, y, z), a, b))
+                            T = nx * ny * nz
+                            a = prog.inputs[(ft - gi + (gi + prog.relay) % T) % NIN]
+                            b = prog.inputs[(ft * 7 + 3) % NIN]
+                            out.append(Thread(ft, gi, (gxx, gyy, gzz), (x, y, z), a, b, prog.inputs[0]))
     return out
 
 
