@@ -15,7 +15,10 @@ must store the words numeric_gen's own evaluator computes), `aggregates` (aggreg
 functions, storage and casts: every route must store what aggregate_gen tracks), `aggregates_wide` (the same with
 float, half, double, 16/64-bit integer and bool components, -enable-16bit-types; whole structs stored to a
 RWStructuredBuffer<T> element and with Store<T>, their bytes placed by layout_gen's rules), `wide` (wide_gen 16/64-bit expressions
-with -enable-16bit-types, stored with Store<T>: every route must write the bytes wide_gen's evaluator computes).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
+with -enable-16bit-types, stored with Store<T>: every route must write the bytes wide_gen's evaluator computes),
+`workgroup` (workgroup_gen multi-thread programs: groupshared memory behind barriers, atomics, wave and quad
+operations under divergence, the thread-id system values; SPIR-V (and its -O0 rerun) and DXIL through dxil-spirv
+must store what workgroup_gen's model computes on the waves the device formed).  Input i depends only on (tag, i), so a finding is rerun with --start i --count 1.
 """
 
 from __future__ import annotations
@@ -37,7 +40,18 @@ from lang_util import run_backend
 from shaderbuild.compiler import compile_file
 from shaderbuild.options import CompileOptions
 
-from . import aggregate_gen, cbuffer_gen, hlsl_gen, layout_gen, layout_run, matrix_gen, numeric_gen, routes, wide_gen
+from . import (
+    aggregate_gen,
+    cbuffer_gen,
+    hlsl_gen,
+    layout_gen,
+    layout_run,
+    matrix_gen,
+    numeric_gen,
+    routes,
+    wide_gen,
+    workgroup_gen,
+)
 from .test_differential import _zero_sign_free, differences, same
 
 
@@ -162,6 +176,16 @@ def _wide_findings(prog: wide_gen.WideProgram) -> list[str]:
     return [f"known LAVAPIPE_ROUND_TRIP? {f}" if narrowing and f.startswith("dxil-vk ") else f for f in found]
 
 
+def _workgroup_findings(prog: workgroup_gen.WgProgram) -> list[str]:
+    found = []
+    for route in workgroup_gen.ROUTES:
+        try:
+            found += workgroup_gen.route_findings(prog, route)
+        except ConsumerLimit:
+            continue
+    return found
+
+
 def _input(kind: str, tag: str, i: int):
     """(source, thunk giving the findings) of input i, or None when the kind filters it out."""
     rng = random.Random(f"{tag}:{i}")
@@ -187,6 +211,9 @@ def _input(kind: str, tag: str, i: int):
     if kind == "wide":
         wide = wide_gen.generate(rng)
         return wide.source, lambda: _wide_findings(wide)
+    if kind == "workgroup":
+        wg = workgroup_gen.generate(rng)
+        return f"// groups {wg.groups}\n" + wg.source, lambda: _workgroup_findings(wg)
     prog = hlsl_gen.generate(rng, safe=True, edges=kind == "edges", loops=kind in ("loops", "shapes"),
                              shapes=kind == "shapes")
     if kind == "switchloop" and not ("switch" in prog.source and any(
@@ -198,7 +225,7 @@ def _input(kind: str, tag: str, i: int):
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m fuzz.diffcampaign", description=__doc__.split("\n\n")[0])
     ap.add_argument("--kind", choices=("programs", "edges", "loops", "shapes", "switchloop", "cbuffer", "numeric", "matrix",
-                                          "layout", "aggregates", "aggregates_wide", "wide"),
+                                          "layout", "aggregates", "aggregates_wide", "wide", "workgroup"),
                     default="programs")
     ap.add_argument("--tag", default="campaign", help="seed: input i is generated from (tag, i)")
     ap.add_argument("--start", type=int, default=0)

@@ -5,6 +5,7 @@ DXIL on the lli interpreter, DXIL through dxil-spirv on lavapipe, and the -O0 DX
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 from harness import dxil_consumer, dxil_exec, dxil_tools, tools
 from harness import vulkan_runner as vk
@@ -37,21 +38,23 @@ def _manifest(source: str, options: dict) -> dict[str, dict]:
     return {r["name"]: r for r in res.manifest["resources"]}
 
 
-def run(route: str, source: str, buffers: dict[str, bytes], **options) -> dict[str, bytes]:
-    """Every buffer's final bytes after one dispatch of `source` on `route` (all buffers are UAVs or SRVs
-    bound by the manifest).  A listed dxil-spirv limit raises its ConsumerLimit."""
+def run(route: str, source: str, buffers: dict[str, bytes], *, groups: tuple[int, int, int] = (1, 1, 1),
+        o0_check: Callable[[list[bytes], object], None] | None = None, **options) -> dict[str, bytes]:
+    """Every buffer's final bytes after one dispatch of `groups` groups of `source` on `route` (all buffers are
+    UAVs or SRVs bound by the manifest).  A listed dxil-spirv limit raises its ConsumerLimit.  o0_check judges
+    the SPIR-V -O0 rerun's buffers instead of byte equality (results that depend on thread order)."""
     rmap = _manifest(source, options)
     names = list(buffers)
     if route == "spirv":
         o3 = _build(source, "spirv", 3, options)
         vk.register_unoptimised(o3, functools.partial(_build, source, "spirv", 0, options))
         descs = [vk.Buf(rmap[n]["vulkan"]["set"], rmap[n]["vulkan"]["binding"], buffers[n]) for n in names]
-        return dict(zip(names, vk.run_compute(o3, ENTRY, descs)))
+        return dict(zip(names, vk.run_compute(o3, ENTRY, descs, groups=groups, o0_check=o0_check)))
     dxil = _build(source, "dxil", 3, options)
     if route == "dxil":
         specs = [(rmap[n]["hlsl"]["register"], rmap[n]["hlsl"]["space"], rmap[n]["hlsl"]["class"], buffers[n])
                  for n in names]
-        return dict(zip(names, dxil_exec.run_dxil_compute(dxil, ENTRY, specs)))
+        return dict(zip(names, dxil_exec.run_dxil_compute(dxil, ENTRY, specs, groups=groups)))
     assert route == "dxil-vk", route
     spirv = dxil_consumer.to_spirv(dxil)
     dxil_consumer.to_spirv(_build(source, "dxil", 0, options))      # the -O0 DXIL converts too
@@ -61,7 +64,7 @@ def run(route: str, source: str, buffers: dict[str, bytes], **options) -> dict[s
             for n in names}
     bound = [n for n in names if keys[n] in used]       # dxil-spirv declares only what the shader uses
     got = dict(zip(bound, vk.run_compute(spirv, reflect["entryPoints"][0]["name"],
-                                         [vk.Buf(*keys[n], buffers[n]) for n in bound])))
+                                         [vk.Buf(*keys[n], buffers[n]) for n in bound], groups=groups)))
     return {n: got.get(n, buffers[n]) for n in names}
 
 
