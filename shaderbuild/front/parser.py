@@ -189,6 +189,7 @@ class Parser:
         self.typedef_names: set[str] = set()    # (a hidden typedef has no tag to name it by)
         self.template_funcs: set[str] = set()
         self.depth = 0
+        self.switches = 0       # the switch bodies being read (a label outside their sections is refused)
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
         self.hoisted_after: list[ast.Node] = []  # static members of a struct of its own type, to emit after it
         self.static_data: dict[str, ast.VarDecl] = {}   # 'S::x' -> its declaration, which `T S::x = v;` completes
@@ -1412,6 +1413,9 @@ class Parser:
                 self.expect(";", "after return statement")
                 return ast.ReturnStmt(loc, value)
             if kw in ("case", "default"):       # a switch section's labels are read by switch()
+                if self.switches:               # clang takes it; its jump into an if or a loop is not structured
+                    raise error(f"a '{kw}' label inside an if or a loop of a switch is not "
+                                "supported", loc)
                 raise error(f"'{kw}' statement not in switch statement", loc)
             if kw == "goto" or self.peek().is_punct(":"):      # as DXC's ParseStmt.cpp: both refused
                 raise error(f"{'goto' if kw == 'goto' else 'label'} is unsupported in HLSL", loc)
@@ -1452,31 +1456,85 @@ class Parser:
         self.expect("{", "to begin the switch body")
         self.enter(loc)
         sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]] = []
-        while not self.at("}"):
-            if self.tok.kind is TokKind.EOF:
-                self.fail("expected '}' to end the switch")
-            labels: list[ast.CaseLabel] = []
-            while self.at("case") or self.at("default"):
-                t = self.advance()
-                value = self.conditional() if t.text == "case" else None
-                colon = self.expect(":", "after case label")
-                labels.append(ast.CaseLabel(t.loc, value))
-            if not labels:
-                self.fail("expected 'case' or 'default'")
-            if self.at("}"):        # `case 1: }` (clang's words, just after the colon); parsing goes on
-                self.errors.append(Diagnostic("error", "label at end of compound statement: expected statement",
-                                              SourceLoc(colon.loc.file, colon.loc.line, colon.loc.col + 1)))
-            body: list[ast.Stmt] = []
-            while not (self.at("case") or self.at("default") or self.at("}")):
-                if self.tok.kind is TokKind.EOF:
-                    self.fail("expected '}' to end the switch")
-                st = self.item(self.statement)
-                if st is not None:
-                    body.append(st)
-            sections.append((labels, body))
+        if not (self.at("case") or self.at("default") or self.at("}")):
+            self.fail("expected 'case' or 'default'")
+        self.switches += 1
+        try:
+            self.switch_items(sections, False)
+        finally:
+            self.switches -= 1
         self.advance()
         self.leave()
         return ast.SwitchStmt(loc, sel, sections, attrs)
+
+    def switch_items(self, sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]], nested: bool) -> None:
+        """The statements of a switch body up to its '}', cut into sections at the labels.  A plain block
+        holding labels (`case 0: { a(); case 1: b(); }`, legal C++ that DXC's SPIR-V emitter looks for in
+        compound statements) is flattened into the sections: entering at `case 1` runs b() alone."""
+        while not self.at("}"):
+            if self.tok.kind is TokKind.EOF:
+                self.fail("expected '}' to end the switch")
+            if self.at("case") or self.at("default"):
+                labels: list[ast.CaseLabel] = []
+                while self.at("case") or self.at("default"):
+                    t = self.advance()
+                    value = self.conditional() if t.text == "case" else None
+                    colon = self.expect(":", "after case label")
+                    labels.append(ast.CaseLabel(t.loc, value))
+                if self.at("}"):    # `case 1: }` (clang's words, just after the colon); parsing goes on
+                    self.errors.append(Diagnostic("error", "label at end of compound statement: expected statement",
+                                                  SourceLoc(colon.loc.file, colon.loc.line, colon.loc.col + 1)))
+                sections.append((labels, []))
+                continue
+            if self.at("{") and self.block_has_label():
+                lb = self.advance()
+                self.enter(lb.loc)
+                self.switch_items(sections, True)
+                self.advance()
+                self.leave()
+                continue
+            st = self.item(self.statement)
+            if st is None:
+                continue
+            if nested and isinstance(st, ast.DeclStmt):     # flattening would widen its scope
+                raise error("a declaration in a block that holds a case label is not supported", st.loc)
+            sections[-1][1].append(st)
+
+    def block_has_label(self) -> bool:
+        """Whether the block opening here holds a `case` or `default` label of the enclosing switch: one
+        outside any inner switch's parentheses and braces."""
+        depth, inner = 0, []        # inner: the brace depths at which an inner switch's body opened
+        i = self.pos
+        while True:
+            t = self.toks[i]
+            if t.kind is TokKind.EOF:
+                return False
+            if t.kind is TokKind.PUNCT and t.text == "{":
+                depth += 1
+                if i > 0 and self.toks[i - 1].text == ")" and self._opens_switch(i - 1):
+                    inner.append(depth)
+            elif t.kind is TokKind.PUNCT and t.text == "}":
+                if inner and inner[-1] == depth:
+                    inner.pop()
+                depth -= 1
+                if depth == 0:
+                    return False
+            elif t.text in ("case", "default") and t.kind in _WORD_KINDS and not inner:
+                return True
+            i += 1
+
+    def _opens_switch(self, close: int) -> bool:
+        """Whether the ')' at token `close` ends a `switch (...)` head."""
+        level = 0
+        for j in range(close, -1, -1):
+            t = self.toks[j]
+            if t.kind is TokKind.PUNCT and t.text == ")":
+                level += 1
+            elif t.kind is TokKind.PUNCT and t.text == "(":
+                level -= 1
+                if level == 0:
+                    return j > 0 and self.toks[j - 1].text == "switch"
+        return False
 
     # ------------------------------------------------------------- expressions
     def expression(self) -> ast.Expr:

@@ -1,6 +1,8 @@
 """Front-end gaps of issue 20 (round 12): DXC's element rule for the comparison samples (its
 IsValidObjectElement refuses an integer texture for SampleCmp, SampleCmpLevel and SampleCmpLevelZero at every
-shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there).  The shaders are our own."""
+shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there); case labels inside plain
+blocks of a switch (legal C++; DXC's SPIR-V emitter looks for them in compound statements).  The shaders are
+our own; the expected values come from the Python models here."""
 
 from __future__ import annotations
 
@@ -36,3 +38,88 @@ def test_gather_cmp_is_not_restricted(elem, target):
     res = R.compile_hlsl(CMP.replace("ELEM", elem).replace("CALL", "T.GatherCmp(S, float2(0.5, 0.5), 0.5)"),
                          target=target)
     assert res.ok, R.diagnostics_text(res)
+
+
+NESTED_CASES = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    uint r = 1;
+    switch (t) {
+    case 0:
+        r += 10;
+        {
+            r *= 3;
+    case 1:
+            r += 100;
+            {
+    case 2:
+                r += 1000;
+                if (t == 2) break;
+            }
+            r += 7;
+        }
+        r *= 2;
+        break;
+    case 3: {
+        r = 50;
+        break;
+    }
+    default:
+        {
+            r = 9;
+    case 5:
+            r += 4;
+        }
+    }
+    Out[t] = r;
+}
+"""
+
+
+def nested_cases_model(t: int) -> int:
+    """The switch above run by hand: entering at a label runs everything after it to a break."""
+    entry = {0: 0, 1: 1, 2: 2, 3: 3, 5: 5}.get(t, 4)      # 4: default
+    r = 1
+    if entry == 3:
+        return 50
+    if entry >= 4:
+        return (9 if entry == 4 else r) + 4
+    if entry == 0:
+        r = (r + 10) * 3
+    if entry <= 1:
+        r += 100
+    r += 1000
+    if t == 2:
+        return r
+    return (r + 7) * 2
+
+
+def test_case_labels_in_nested_blocks_run():
+    out = R.cs(NESTED_CASES, {"Out": R.storage(R.sentinel(8))})
+    assert R.unpack("I", out["Out"]) == [nested_cases_model(t) for t in range(8)]
+
+
+NESTED_REFUSED = """RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    uint r = 0;
+    switch (t) {
+    case 0:
+        BODY
+    }
+    Out[0] = r;
+}
+"""
+
+
+@pytest.mark.parametrize("body, message", [
+    ("if (r == 0) { case 1: r = 2; }", "7:23: a 'case' label inside an if or a loop of a switch is not supported"),
+    ("{ uint k = 3; case 1: r = k; }", "7:11: a declaration in a block that holds a case label is not supported"),
+], ids=["in-if", "declaring-block"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_case_labels_we_do_not_flatten_are_refused(body, message, target):
+    """A label in an if or a loop is an unstructured jump; a block's declaration would outlive the block once
+    flattened: both refused, located, rather than compiled wrongly."""
+    res = R.compile_hlsl(NESTED_REFUSED.replace("BODY", body), target=target)
+    assert R.errors(res) == [message]
