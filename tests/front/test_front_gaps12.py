@@ -2,7 +2,8 @@
 IsValidObjectElement refuses an integer texture for SampleCmp, SampleCmpLevel and SampleCmpLevelZero at every
 shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there); case labels inside plain
 blocks of a switch (legal C++; DXC's SPIR-V emitter looks for them in compound statements).  The shaders are
-our own; the expected values come from the Python models here."""
+our own; the expected values come from the Python models here.  A function template declared, called, then
+defined (C++ instantiates it at the end of the file)."""
 
 from __future__ import annotations
 
@@ -123,3 +124,34 @@ def test_case_labels_we_do_not_flatten_are_refused(body, message, target):
     flattened: both refused, located, rather than compiled wrongly."""
     res = R.compile_hlsl(NESTED_REFUSED.replace("BODY", body), target=target)
     assert R.errors(res) == [message]
+
+
+LATE_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T> T scaled(T x, T k);
+template<typename T> T twice(T);
+float viaHelper(float v) { return scaled(v, 4.0) + twice<int>(3); }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = twice(3.5);
+    Out[1] = twice(2);
+    Out[2] = viaHelper(1.25);
+}
+template<typename U> U twice(U y) { return y + y; }
+template<typename T> T scaled(T x, T k) { return x * k - twice(x); }
+"""
+
+
+def test_template_called_before_its_definition_runs():
+    out = R.cs(LATE_TEMPLATE, {"Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [3.5 * 2, 4.0, 1.25 * 4.0 - 1.25 * 2 + 3 * 2]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_template_only_declared_later_is_undeclared(target):
+    """C++ too: a name must be declared before its use; a declaration that is never defined is refused."""
+    src = ("RWStructuredBuffer<float> Out : register(u0);\n[numthreads(1, 1, 1)]\n"
+           "void main() { Out[0] = twice(3.5); }\ntemplate<typename T> T twice(T x) { return x + x; }\n")
+    assert R.errors(R.compile_hlsl(src, target=target)) == ["3:24: use of undeclared identifier 'twice'"]
+    never = "RWStructuredBuffer<float> Out : register(u0);\ntemplate<typename T> T twice(T x);\n" + src.split("\n", 1)[1]
+    never = never.rsplit("template", 1)[0]
+    assert R.errors(R.compile_hlsl(never, target=target)) == ["2:24: function 'twice' is declared but never defined"]

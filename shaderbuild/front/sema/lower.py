@@ -1311,6 +1311,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                         raise error(f"redefinition of '{d.name}'", d.loc)
                     if d.body is not None:      # the definition of a template declared before
                         same[k] = d
+                        self.define_template(t, d)
                     return
             same.append(d)
         elif isinstance(d, ast.FuncDecl) and d.owner is not None:

@@ -267,6 +267,20 @@ class TemplateLowering(SemaBase):
         return info
 
 
+    def define_template(self, decl: ast.FuncDecl, d: ast.FuncDecl) -> None:
+        """The definition `d` of a template declared (and perhaps called) before as `decl`: the instances
+        the calls made get d's body now, as C++ instantiates them at the end of the file."""
+        for (ident, types), info in list(self.function_instances.items()):
+            if ident != id(decl) or info.defined:     # (an explicit specialisation has its own body)
+                continue
+            del self.function_instances[ident, types]
+            self.function_instances[id(d), types] = info
+            info.decl = d
+            with self.function_context():
+                self.scope = self.global_scope
+                with self.template_bindings(d.template_params or [], list(types), d.template_values):
+                    self.function_body(info)
+
     def specialised_arguments(self, d: ast.FuncDecl, spec: ast.FuncDecl) -> list[TemplateArg] | None:
         """The template arguments of d that the explicit specialisation `spec` is for: those written
         (`f<float>`), then those its parameter types give; None when they do not fit d."""
