@@ -512,6 +512,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.StructDecl) and d.template_params:
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
+            if d.name in self.func_templates or isinstance(self.scope.lookup(d.name), FuncSymbol):
+                raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             self.struct_templates[d.name] = d
         elif isinstance(d, ast.StructDecl):
             self.struct(d)
@@ -1296,6 +1298,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         return out
 
     def top_level(self, d: ast.Node) -> None:
+        if isinstance(d, ast.FuncDecl) and d.owner is None and d.name in self.struct_templates:
+            # a class template's name is its own in its scope (C++ [temp]); a plain struct's is not
+            raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
         if isinstance(d, ast.FuncDecl) and d.spec_args is not None:
             if d.name not in self.func_templates:
                 raise error(f"no function template '{d.name}' to specialize", d.loc)
