@@ -4,7 +4,8 @@ shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there); 
 blocks of a switch (legal C++; DXC's SPIR-V emitter looks for them in compound statements).  The shaders are
 our own; the expected values come from the Python models here.  A function template declared, called, then
 defined (C++ instantiates it at the end of the file).  A struct template named like a function (template): clang's
-'redefinition of 'f' as different kind of symbol'."""
+'redefinition of 'f' as different kind of symbol'.  A global next to a used namespace's member of its name:
+clang's ambiguous reference (the directive's members count as declared in the global namespace)."""
 
 from __future__ import annotations
 
@@ -188,3 +189,30 @@ yet, a gap of its own.)"""
         "SECOND", "template<typename T> T f(T x) { return x; }")
     res = R.compile_hlsl(src, target=target)
     assert res.ok, R.diagnostics_text(res)
+
+
+USING = """RWStructuredBuffer<float> Out : register(u0);
+static const float x = 1;
+namespace N { static const float x = 2; float inside() { return x; } }
+BODY
+[numthreads(1, 1, 1)]
+void main() { USE }
+"""
+
+
+@pytest.mark.parametrize("body, use, where", [
+    ("using namespace N;", "Out[0] = x;", "6:24"),
+    ("", "using namespace N; Out[0] = x;", "6:43"),
+], ids=["global-directive", "local-directive"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_global_and_used_namespace_member_are_ambiguous(body, use, where, target):
+    res = R.compile_hlsl(USING.replace("BODY", body).replace("USE", use), target=target)
+    assert R.errors(res) == [f"{where}: reference to 'x' is ambiguous"]
+
+
+def test_names_that_settle_the_lookup_run():
+    """A local hides both; `::x` and `N::x` name one each; inside N its own x wins: 1 + 2 + 5 + 2 + 2."""
+    use = ("float x0 = ::x + N::x; { float x = 5; x0 += x; } Out[0] = x0 + N::inside() + q();")
+    src = USING.replace("BODY", "using namespace N;\nfloat q() { return N::x; }").replace("USE", use)
+    out = R.cs(src, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [1 + 2 + 5 + 2 + 2]

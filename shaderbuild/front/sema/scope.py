@@ -156,12 +156,21 @@ class Scope:
         (clang's ambiguous reference; overloads of several namespaces join, so functions are not); [] else."""
         s: Scope | None = self
         used: tuple[str, ...] = ()
+        found: dict[int, tuple[str, Symbol]] = {}
         while s is not None:
-            if s.names.get(name) is not None or any(s.names.get(p + name) is not None for p in s.prefixes):
+            if any(s.names.get(p + name) is not None for p in s.prefixes):
                 return []
+            sym = s.names.get(name)
+            if sym is not None:
+                if s.parent is None or s.parent.parent is not None:     # a local, or a predefined name
+                    return []
+                # a global name: a directive's namespace members count as declared in the global namespace
+                # (C++ [namespace.udir]), so they meet it there
+                found[id(sym)] = ("", sym)
+                used += tuple(reversed(s.used))
+                break
             used += tuple(reversed(s.used))
             s = s.parent
-        found: dict[int, tuple[str, Symbol]] = {}
         for prefix in used:
             s = self
             while s is not None:
