@@ -216,3 +216,26 @@ def test_names_that_settle_the_lookup_run():
     src = USING.replace("BODY", "using namespace N;\nfloat q() { return N::x; }").replace("USE", use)
     out = R.cs(src, {"Out": R.storage(R.sentinel(1))})
     assert R.unpack("f", out["Out"]) == [1 + 2 + 5 + 2 + 2]
+
+
+CALLS = """RWStructuredBuffer<float> Out : register(u0);
+namespace N { float g() { return 3; } float h(int k) { return k * 10; } }
+float g() { return 4; }
+float h(float v) { return v + 0.5; }
+using namespace N;
+[numthreads(1, 1, 1)]
+void main() { USE }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_global_function_and_used_namespace_function_join(target):
+    """The overload sets join: two g() of one signature make the call ambiguous (clang's words)."""
+    res = R.compile_hlsl(CALLS.replace("USE", "Out[0] = g();"), target=target)
+    assert R.errors(res) == ["7:24: call to 'g' is ambiguous"]
+
+
+def test_joined_overloads_pick_the_best_run():
+    """h(2) takes N::h(int) (an exact match), h(2.0) the global h(float): 20 + 2.5."""
+    out = R.cs(CALLS.replace("USE", "Out[0] = h(2) + h(2.0);"), {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [2 * 10 + 2.0 + 0.5]

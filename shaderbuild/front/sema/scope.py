@@ -128,6 +128,9 @@ class Scope:
             if sym is not None:
                 if sym.__class__ is ErrorSymbol:     # (exact: cheaper than a failed isinstance)
                     raise ErrorReported()
+                if (used or s.used) and isinstance(sym, FuncSymbol) and s.parent is not None \
+                        and s.parent.parent is None:
+                    return self.with_used_overloads(sym, used + tuple(reversed(s.used)), name)
                 return sym
             if s.used:
                 used += tuple(reversed(s.used))
@@ -150,6 +153,16 @@ class Scope:
                     break
                 s = s.parent
         return FuncSymbol(joined) if joined is not None else first
+
+    def with_used_overloads(self, sym: FuncSymbol, used: tuple[str, ...], name: str) -> FuncSymbol:
+        """A global function's overloads joined by those of the used namespaces' functions of its name: the
+        directive's members count as declared in the global namespace (C++ [namespace.udir])."""
+        joined = list(sym.overloads)
+        for prefix in used:
+            other = self.global_lookup(prefix + name)
+            if isinstance(other, FuncSymbol) and other is not sym:
+                joined += [f for f in other.overloads if all(f is not j for j in joined)]
+        return sym if len(joined) == len(sym.overloads) else FuncSymbol(joined)
 
     def ambiguous(self, name: str) -> list[str]:
         """The namespaces (two or more) whose different `name`s a lookup reaches only through using-directives
