@@ -135,24 +135,18 @@ class Scope:
             if s.used:
                 used += tuple(reversed(s.used))
             s = s.parent
-        first: FuncSymbol | None = None
-        joined: list[FuncInfo] | None = None
-        for prefix in used:         # (namespace members are declared in the global scope)
+        for i, prefix in enumerate(used):         # (namespace members are declared in the global scope)
             s = self
             while s is not None:
                 sym = s.names.get(prefix + name)
                 if sym is not None:
                     if isinstance(sym, ErrorSymbol):
                         raise ErrorReported()
-                    if first is None:
-                        if not isinstance(sym, FuncSymbol):
-                            return sym
-                        first = sym
-                    elif isinstance(sym, FuncSymbol) and sym is not first:    # C++: the overload sets join
-                        joined = (joined or list(first.overloads)) + sym.overloads
-                    break
+                    if isinstance(sym, FuncSymbol):     # C++: the later namespaces' overload sets join
+                        return self.with_used_overloads(sym, used[i + 1:], name)
+                    return sym
                 s = s.parent
-        return FuncSymbol(joined) if joined is not None else first
+        return None
 
     def with_used_overloads(self, sym: FuncSymbol, used: tuple[str, ...], name: str) -> FuncSymbol:
         """A global function's overloads joined by those of the used namespaces' functions of its name: the
