@@ -18,9 +18,9 @@ stage I/O; GS instances into layers and viewports; 32-point patches and patch ob
 SV_CullDistance out of the domain and geometry stages; matrices and arrays in control points and patch
 constants; out / inout entry parameters; clip distances indexed at run time (and the DXIL two-row limit);
 system values nested in a struct between user values; SV_InstanceID from the vertex to the pixel stage.
-Strict xfails: the pixel stage's SV_PrimitiveID after tessellation (lavapipe), a layer passed from the vertex
-to the geometry stage (no Vulkan Layer input there, as in DXC), column-packed float[n] per-vertex elements
-(dxil-spirv's Component decoration fails spirv-val).
+A layer passed from the vertex to the geometry stage (a strict xfail until layer12: no Vulkan Layer input
+there, and DXC's mapping reads 0).  Strict xfails: the pixel stage's SV_PrimitiveID after tessellation
+(lavapipe), column-packed float[n] per-vertex elements (dxil-spirv's Component decoration fails spirv-val).
 
 Not run here (the harness cannot): integer render targets (its targets are RGBA8_UNORM), depth or stencil with
 multisampling, line and point rasterization rules, and the SPIR-V side of 16-bit stage I/O on lavapipe (no
@@ -1519,12 +1519,9 @@ float4 main(float4 p : SV_Position, uint layer : SV_RenderTargetArrayIndex, noin
 """
 
 
-@R.xfail("SPIR-V: the vertex shader's SV_RenderTargetArrayIndex is the Layer built-in and the geometry shader's "
-         "input of it a Location (DXC's mapping: Vulkan has no Layer input before the fragment stage), so the GS "
-         "reads 0, not the 1 the VS wrote; the DXIL twin is not converted (dxil-spirv LIMITS "
-         "'sv-builtin-in-stage')")
 def test_layer_written_by_the_vertex_shader_reaches_the_geometry_shader():
-    """D3D passes a vertex shader's SV_RenderTargetArrayIndex to the geometry shader's input of that semantic."""
+    """D3D passes a vertex shader's SV_RenderTargetArrayIndex to the geometry shader's input of that semantic
+    (SPIR-V: the VS writes it to a Location too, the one the GS reads; test_layer_passthrough12.py)."""
     px = R.draw(VS_LAYER_TO_GS, PS_LAYER_SEEN, W, H, gs_src=GS_LAYER_IN, layers=2)
     assert {R.pixel(px[W * H * 4:], W, x, y) for y in range(H) for x in range(W)} == {(1, 11, 0, 255)}
 

@@ -4,6 +4,7 @@ change only a Vulkan binary).
 
   unsupported     a located error for a table intrinsic Vulkan cannot express (GatherCmpGreen/Blue/Alpha)
   system_values   SV_* stage I/O -> SPIR-V BuiltIn per stage and direction (DXC's mapping); the others a Location
+                  (a VS / DS layer or viewport index also to a Location, for a GS or HS to read)
   io_types        Vulkan's types of built-ins (bool as uint, SampleMask, one ClipDistance/CullDistance array)
   interlock       a pixel shader using rasterizer-ordered views runs inside the fragment shader interlock
   invert_y        -fvk-invert-y: the vertex Position output's y is negated
@@ -262,6 +263,8 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
                 # streams write one system value, the first stream's is the built-in, the others' a Location
                 if builtin is not None and streams.setdefault(builtin, io.stream) == io.stream:
                     io.builtin = _BUILTIN_VARIANTS.get((builtin, io.interpolation or ""), builtin)
+        if direction == "out" and ep.stage in _PASS_ON_STAGES:
+            _pass_on(module, variables)
         unmapped = [v for v in variables if v.io is not None and v.io.builtin is None and v.io.location is None]
         taken = [v.io.location + location_count(_value_type(v))
                  for v in variables if v.io is not None and v.io.location is not None]
@@ -270,6 +273,44 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
             assert v.io is not None
             v.io.location = location
             location += location_count(_value_type(v))
+
+
+# stages whose Layer / ViewportIndex output may be read by a later stage that has no such built-in input
+# (a geometry or hull shader): the value is also written to a Location (see _pass_on)
+_PASS_ON_STAGES = frozenset({"vertex", "domain"})
+_PASSED_ON = frozenset({"Layer", "ViewportIndex"})
+
+
+def _pass_on(module: ir.Module, outputs: list[ir.Variable]) -> None:
+    """A vertex or domain shader's SV_RenderTargetArrayIndex / SV_ViewportArrayIndex is the Layer /
+    ViewportIndex built-in (the rasterizer's), which a geometry or hull shader cannot read: Vulkan has
+    those inputs only in the fragment stage, so a GS or HS input of the semantic is a Location.  The
+    value is also written to a Location, numbered as that input is (after every user Location of the
+    signature, system values without a built-in in signature order), so the next stage reads what was
+    written whichever it is; a pixel shader reads the built-in and ignores it.  DXC writes only the
+    built-in (its GS reads 0): a deliberate difference (docs/CONFORMANCE.md)."""
+    copies: dict[int, ir.Variable] = {}
+    for v in list(outputs):
+        io = v.io
+        if io is None or io.builtin not in _PASSED_ON:
+            continue
+        copy = ir.Variable(f"{v.name}.location", v.type, v.storage, v.loc,
+                           io=ir.IOInfo(io.semantic, io.index, interpolation=io.interpolation))
+        outputs.insert(outputs.index(v) + 1, copy)
+        copies[id(v)] = copy
+    if not copies:
+        return
+
+    def expand(s: ir.Store) -> list[ir.Stmt] | None:
+        var = _root_var(s.place)
+        copy = copies.get(id(var)) if var is not None else None
+        if var is None or copy is None:
+            return None
+        # the built-in's whole value, read back (a partial store, e.g. of one component, is still whole here)
+        return [s, ir.Store(ir.VarRef(copy), ir.Load(ir.VarRef(var), var.type), s.loc)]
+
+    for fn in module.functions:
+        ir.rewrite_body(fn.body, lambda e: e, expand)
 
 
 def _value_type(v: ir.Variable) -> ir.Type:
