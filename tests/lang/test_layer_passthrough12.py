@@ -16,6 +16,10 @@ run from SPIR-V only, and the pipelines without such a reader (VS -> PS) run on 
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
+import jsonschema
 import pytest
 import res_util as R
 from harness.dxil_consumer import ConsumerLimit
@@ -287,6 +291,9 @@ def test_manifests_name_the_location_both_stages_use():
         assert [e["location"] for e in _io(gs2, "inputs", sem)] == [loc]
     ps = R.build(PS_THREE, "main", "ps_6_0").manifest      # the pixel shader: the built-ins only
     assert [e.get("builtin") for e in _io(ps, "inputs", RTAI) + _io(ps, "inputs", VPAI)] == ["Layer", "ViewportIndex"]
+    schema = json.loads(resources.files("shaderbuild.reflect").joinpath("manifest.schema.json").read_text())
+    for m in (vs, gs, ds, gs2, ps):
+        jsonschema.validate(m, schema)
 
 
 # ---------------------------------------------------------------- DXIL: dxil-spirv's Layer input in a GS
