@@ -142,8 +142,8 @@ def test_vertex_shader_layer_and_viewport_still_reach_the_pixel_shader():
 # ---------------------------------------------------------------- DS -> GS, and VS -> HS -> DS -> GS
 
 TRI_DECLS = """
-struct PC { float edges[3] : SV_TessFactor; float inside : SV_InsideTessFactor; };
-PC constants() { PC o; o.edges[0] = 1; o.edges[1] = 1; o.edges[2] = 1; o.inside = 1; return o; }
+struct PC { float edges[3] : SV_TessFactor; uint tint : TINT; float inside : SV_InsideTessFactor; };
+PC constants() { PC o; o.edges[0] = 1; o.edges[1] = 1; o.edges[2] = 1; o.tint = 7; o.inside = 1; return o; }
 static const float2 CORNER[3] = { float2(-1, -1), float2(3, -1), float2(-1, 3) };
 uint corner(float3 uvw) { return uvw.y > 0.5 ? 1 : uvw.z > 0.5 ? 2 : 0; }
 """
@@ -249,7 +249,8 @@ O main(PC pc, float3 uvw : SV_DomainLocation, const OutputPatch<CP, 3> p) {
     O o;
     uint k = corner(uvw);
     o.pos = float4(CORNER[k], 0, 1);
-    o.layer = p[k].tag == 100 + (uint)p[k].pos.x ? p[k].layer : 99;    // the control point's, if its TAG survived
+    // the control point's, if its TAG and the user patch constant survived
+    o.layer = p[k].tag == 100 + (uint)p[k].pos.x && pc.tint == 7 ? p[k].layer : 99;
     o.k = k;
     o.vp = p[k].vp;
     return o;
@@ -260,8 +261,9 @@ O main(PC pc, float3 uvw : SV_DomainLocation, const OutputPatch<CP, 3> p) {
 def test_layer_passes_through_hull_and_domain_shaders_to_the_geometry_shader():
     """VS -> HS -> DS -> GS: the vertex shader writes layer 1 + 3i and viewport 2 + 2i at vertex i (control
     point k of patch p is vertex 3p + k); the hull shader passes each control point on (its input and output of
-    the semantics are Locations: Vulkan has no Layer in that stage), the domain shader writes control point k's
-    at corner k, the GS sees them."""
+    the semantics are Locations: Vulkan has no Layer in that stage, numbered after the user Locations of the
+    control points and of the patch constants), the domain shader writes control point k's at corner k, the GS
+    sees them."""
     gs = GS_CORNERS.replace("DIV_LAYER", "10").replace("DIV_VP", "8")
     targets = draw_stages({"vs": (VS_CP_LAYER, "vs_6_0"), "hs": (HS_CP_LAYER, "hs_6_0"),
                            "ds": (DS_CP_LAYER, "ds_6_0"), "gs": (gs, "gs_6_0"), "ps": (PS_CORNERS, "ps_6_0")}, 6,
