@@ -448,16 +448,18 @@ def run_mesh(
     clear: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0),
     timeout: float = DEFAULT_TIMEOUT,
     layers: int = 1,
+    viewports: int = 1,
 ):
     """Draw with a mesh pipeline (VK_EXT_mesh_shader): vkCmdDrawMeshTasksEXT(groups) through the
     task stage (task = (spirv, entry)) when given, else straight to the mesh stage; returns the
-    RGBA8 target's pixels as run_graphics does (layers > 1: a 2D array target, layer after layer)."""
+    RGBA8 target's pixels as run_graphics does (layers > 1: a 2D array target, layer after layer;
+    viewports as run_graphics's)."""
     req = {
         "op": "graphics", "vs": None, "ms": (bytes(ms_spirv), ms_entry), "ps": (bytes(ps_spirv), ps_entry),
         "as": None if task is None else (bytes(task[0]), task[1]), "mesh_groups": tuple(int(g) for g in groups),
         "size": (int(width), int(height)), "buffers": _check_bufs(list(descriptors)), "vertex_buffers": [],
         "vertex_count": 0, "clear": tuple(float(c) for c in clear), "targets": 1, "full": False,
-        "layers": int(layers),
+        "layers": int(layers), "viewports": int(viewports),
     }
     return _same_at_o0(req, _call(req, timeout), ("ms", "ps", "as") if task is not None else ("ms", "ps"), timeout)
 

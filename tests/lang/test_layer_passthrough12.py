@@ -271,6 +271,70 @@ def test_layer_passes_through_hull_and_domain_shaders_to_the_geometry_shader():
     _check_corners(targets, lambda n, k: 1 + 3 * (3 * n + k), lambda n, k: 2 + 2 * (3 * n + k))
 
 
+# ---------------------------------------------------------------- a mesh shader's per-primitive layer and viewport
+
+MESH_ENV = "vulkan1.2"      # mesh shaders are SPIR-V 1.4 (SPV_EXT_mesh_shader)
+MS_PRIMS = """
+struct V { float4 pos : SV_Position; };
+struct P { uint layer : SV_RenderTargetArrayIndex; uint vp : SV_ViewportArrayIndex; };
+[outputtopology("triangle")] [numthreads(3, 1, 1)]
+void main(uint t : SV_GroupThreadID, uint g : SV_GroupID, out vertices V verts[3], out indices uint3 tris[2],
+          out primitives P prims[2]) {
+    SetMeshOutputCounts(3, 2);
+    verts[t].pos = float4(t == 1 ? 3.0 : -1.0, t == 2 ? 3.0 : -1.0, 0, 1);    // covers the whole target
+    if (t < 2) { tris[t] = uint3(0, 1, 2); prims[t].layer = g; prims[t].vp = 1 - t; }
+}
+"""
+PS_PRIMS = """
+float4 main(float4 p : SV_Position, uint layer : SV_RenderTargetArrayIndex, uint vp : SV_ViewportArrayIndex)
+    : SV_Target {
+    return float4(layer * 100 + 7, vp * 50 + 9, 3, 255) / 255;
+}
+"""
+
+
+def _mesh_pixels_ok(px: bytes) -> None:
+    """Group g's primitive t: layer g, viewport 1 - t (each primitive the full screen of its viewport)."""
+    for g in range(2):
+        img = px[g * W * H * 4:(g + 1) * W * H * 4]
+        for vp in range(2):
+            assert {p for _x, _y, p in _strip(img, vp)} == {(g * 100 + 7, vp * 50 + 9, 3, 255)}, (g, vp)
+
+
+def _mesh_builds():
+    ms = R.build(MS_PRIMS, "main", "ms_6_5", env=MESH_ENV)
+    ps = R.build(PS_PRIMS, "main", "ps_6_5", env=MESH_ENV)
+    return ms, ps
+
+
+def test_mesh_shader_primitive_layer_and_viewport_reach_the_pixel_shader():
+    """SV_RenderTargetArrayIndex / SV_ViewportArrayIndex written per primitive by a mesh shader (Layer /
+    ViewportIndex with PerPrimitiveEXT): each of two groups' two primitives lands in its layer and viewport, and
+    the pixel shader reads both built-ins."""
+    from harness.vulkan_runner import run_mesh
+
+    ms, ps = _mesh_builds()
+    _mesh_pixels_ok(run_mesh(ms.binary, "main", ps.binary, "main", W, H, (2, 1, 1), layers=2, viewports=2))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="lavapipe (Mesa 25.0.7): a mesh shader that writes SV_Position one component at a time "
+                          "draws nothing (tests/resources/test_mesh_shaders.py, test_position_stored_one_component_"
+                          "at_a_time); DXIL's storeVertexOutput stores one component, and dxil-spirv makes each one "
+                          "OpStore to a component")
+def test_dxil_mesh_shader_primitive_layer_and_viewport():
+    """The same draw from the DXIL twins through dxil-spirv."""
+    from dxil_run import consumer_spirv
+    from harness.vulkan_runner import run_mesh
+
+    ms, ps = _mesh_builds()
+    twins = [R.twin_of(r) for r in (ms, ps)]
+    assert None not in twins
+    (ms_spv, ms_facts), (ps_spv, ps_facts) = (consumer_spirv(t) for t in twins)
+    _mesh_pixels_ok(run_mesh(ms_spv, ms_facts["entry"], ps_spv, ps_facts["entry"], W, H, (2, 1, 1), layers=2,
+                             viewports=2))
+
+
 # ---------------------------------------------------------------- the manifests describe the extra Location
 
 def _io(manifest: dict, side: str, semantic: str) -> list[dict]:
