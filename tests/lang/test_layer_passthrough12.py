@@ -11,7 +11,9 @@ Each case is drawn on lavapipe (-O3, again at -O0 by the harness) with values th
 instance and per patch; the expected pixels are computed here from the values the shaders are given.  The
 DXIL twins are built and checked too; dxil-spirv cannot take a GS or HS input of these semantics (it makes
 them Layer / ViewportIndex inputs, which spirv-val rejects: the strict xfail at the end), so those pipelines
-run from SPIR-V only, and the pipelines without such a reader (VS -> PS) run on both routes.
+run from SPIR-V only, and the pipelines without such a reader (VS -> PS) run on both routes.  Also: a mesh
+shader's per-primitive layer and viewport read by the pixel shader (its DXIL route a strict xfail: lavapipe
+draws nothing from dxil-spirv's mesh shaders).
 """
 
 from __future__ import annotations
