@@ -269,7 +269,28 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
         taken = [v.io.location + location_count(_value_type(v))
                  for v in variables if v.io is not None and v.io.location is not None]
         location = max(taken, default=0)
+        # a layer / viewport index takes a Location of its own after all the others (_PASSED_ON_SLOTS), so two
+        # stages agree on it whether or not each has the other semantic or another system value without a
+        # built-in; a second one of a semantic (a hull shader's patch constant beside its control points' one,
+        # a GS stream past the first) comes after those
+        slotted: dict[str, ir.IOInfo] = {}
+        later: list[ir.Variable] = []
         for v in unmapped:
+            io = v.io
+            assert io is not None
+            if io.semantic in _PASSED_ON_SLOTS:
+                if io.semantic in slotted:
+                    later.append(v)
+                else:
+                    slotted[io.semantic] = io
+                continue
+            io.location = location
+            location += location_count(_value_type(v))
+        for semantic, io in slotted.items():
+            io.location = location + _PASSED_ON_SLOTS[semantic]
+        if slotted:
+            location += len(_PASSED_ON_SLOTS)
+        for v in later:
             assert v.io is not None
             v.io.location = location
             location += location_count(_value_type(v))
@@ -279,14 +300,17 @@ def system_values(module: ir.Module, options: CompileOptions) -> None:
 # (a geometry or hull shader): the value is also written to a Location (see _pass_on)
 _PASS_ON_STAGES = frozenset({"vertex", "domain"})
 _PASSED_ON = frozenset({"Layer", "ViewportIndex"})
+# their semantics' Locations, after every other stage variable's Location: offsets from the first free one
+_PASSED_ON_SLOTS = {"SV_RenderTargetArrayIndex": 0, "SV_ViewportArrayIndex": 1}
 
 
 def _pass_on(module: ir.Module, outputs: list[ir.Variable]) -> None:
     """A vertex or domain shader's SV_RenderTargetArrayIndex / SV_ViewportArrayIndex is the Layer /
     ViewportIndex built-in (the rasterizer's), which a geometry or hull shader cannot read: Vulkan has
     those inputs only in the fragment stage, so a GS or HS input of the semantic is a Location.  The
-    value is also written to a Location, numbered as that input is (after every user Location of the
-    signature, system values without a built-in in signature order), so the next stage reads what was
+    value is also written to a Location, numbered as that input is (system_values: after every user
+    Location and every other system value without a built-in, SV_RenderTargetArrayIndex first,
+    SV_ViewportArrayIndex second, whether or not the other is there), so the next stage reads what was
     written whichever it is; a pixel shader reads the built-in and ignores it.  DXC writes only the
     built-in (its GS reads 0): a deliberate difference (docs/CONFORMANCE.md)."""
     copies: dict[int, ir.Variable] = {}
