@@ -4,9 +4,10 @@ in a fresh interpreter with `-X importtime`.
 The deterministic checks are the guard: none of the modules whose cost the import diet removed
 (pluggy and the `inspect`/`ast`/`dis`/`tokenize` it pulls in, dataclasses, argparse, OpenSSL's
 hashlib, importlib.metadata, the build engine), and of the other backend only the modules that
-register it.  The time bound is loose on purpose (a 2-core CI machine shared with other jobs, and
-possibly no bytecode cache): it catches an import that costs hundreds of milliseconds, not a
-slow millisecond.  Modules a plugin's entry point loads through `importlib.import_module` are
+register it; and at most so many modules and classes of ours (OWN_MODULES, OWN_CLASSES: the
+two costs that grow with the code on the path).  The time bound is loose on purpose (a 2-core
+CI machine shared with other jobs, and possibly no bytecode cache): it catches an import that
+costs hundreds of milliseconds, not a slow millisecond.  Modules a plugin's entry point loads through `importlib.import_module` are
 not in `-X importtime`'s log (it logs `import` statements only); they are small."""
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ for name in [m for m in sys.modules if m.split(".")[0] in {"typing", "json", "co
 from shaderbuild import cli
 status = cli.main(sys.argv[1:])
 modules = sorted(sys.modules)
+ours = [sys.modules[m] for m in modules if m.split(".")[0] in ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")]
+classes = sum(1 for m in ours for v in list(vars(m).values()) if isinstance(v, type) and v.__module__ == m.__name__)
 from shaderbuild import _record_inits, records
 compiled = sorted(name for shape, post in records._templates
                   if not hasattr(_record_inits, name := records.template_name(shape, post)))
 import json
-print(json.dumps({"status": status, "modules": modules, "compiled": compiled}))
+print(json.dumps({"status": status, "modules": modules, "compiled": compiled, "classes": classes}))
 """
 NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse", "hashlib", "_hashlib",
          "importlib.metadata", "email", "zipfile", "subprocess", "threading", "shaderbuild.build",
@@ -72,7 +75,9 @@ NEVER = {"pluggy", "inspect", "ast", "dis", "tokenize", "dataclasses", "argparse
          "shaderbuild.passes.unroll", "shaderbuild.passes.polyfill", "shaderbuild.rootsig.standalone",
          "shaderbuild_dxil.intrinsics",
          # SPIR-V's resource methods (Sample, Load, GetDimensions...): the intrinsic table's first miss loads them
-         "shaderbuild_spirv.resource_ops"}
+         "shaderbuild_spirv.resource_ops",
+         # (seventh pass) DXIL's retail container hash, for --dxil-hash retail only
+         "shaderbuild_dxil.hash"}
 OTHER_BACKEND_ALLOWED = {
     # the entry point registers the backend; its capabilities (and the modules they need) are built on
     # first use, by a compile for that target
@@ -81,11 +86,19 @@ OTHER_BACKEND_ALLOWED = {
 }
 OWN = ("shaderbuild", "shaderbuild_spirv", "shaderbuild_dxil")
 # ms of CPU for the import of our own packages (self times summed); quiet machine with a bytecode
-# cache, 2026-11-27: ~16 (SPIR-V) and ~28 (DXIL)
+# cache, 2026-11-27: ~16 (SPIR-V) and ~28 (DXIL); at load ~10 (2026-11-28) 76 and 116
 LOOSE_MS = {"spirv": 250, "dxil": 400}
+# The two costs of a cold compile that grow with the code on its path, counted (no noise): each module of
+# ours costs ~0.28 M instructions of import machinery before its body runs, each class ~0.1 M (CPython fixes
+# up ~95 slots along its MRO), of ~165 M (SPIR-V) / ~185 M (DXIL) for the whole process (bench/README.md,
+# cold seventh pass).  Counted on this compute compile on 2026-11-28: SPIR-V 89 modules and 210 classes,
+# DXIL 101 and 267 (102 before hash.py left the default path); a few to spare.  A new module or class on every compile path raises these on purpose.
+OWN_MODULES = {"spirv": 92, "dxil": 104}
+OWN_CLASSES = {"spirv": 215, "dxil": 272}
 
 
-def _cold_compile(tmp_path: Path, target: str, source: str = CS, profile: str = "cs_6_0") -> tuple[set[str], float]:
+def _cold_compile(tmp_path: Path, target: str, source: str = CS, profile: str = "cs_6_0",
+                  counts: dict | None = None) -> tuple[set[str], float]:
     (tmp_path / "cs.hlsl").write_text(source)
     (tmp_path / "drv.py").write_text(DRIVER)
     flags = ["-spirv"] if target == "spirv" else []
@@ -106,12 +119,15 @@ def _cold_compile(tmp_path: Path, target: str, source: str = CS, profile: str = 
         if m and m[2].split(".")[0] in OWN:
             own_us += int(m[1])
     assert not out["compiled"], f"Record __init__s compiled at run time (regenerate _record_inits.py): {out['compiled']}"
+    if counts is not None:
+        counts["classes"] = out["classes"]
     return set(out["modules"]), own_us / 1000
 
 
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_cold_compile_imports_only_its_path(tmp_path, target):
-    modules, own_ms = _cold_compile(tmp_path, target)
+    counts: dict = {}
+    modules, own_ms = _cold_compile(tmp_path, target, counts=counts)
     assert (tmp_path / "cs.out").stat().st_size > 0
     assert not modules & NEVER, sorted(modules & NEVER)
     other = "shaderbuild_dxil" if target == "spirv" else "shaderbuild_spirv"
@@ -120,6 +136,9 @@ def test_cold_compile_imports_only_its_path(tmp_path, target):
     mine = "shaderbuild_spirv" if target == "spirv" else "shaderbuild_dxil"
     assert f"{mine}.plugin" in modules and len({m for m in modules if m.startswith(mine + ".")}) > 5
     assert own_ms < LOOSE_MS[target], f"importing shaderbuild for a {target} compile took {own_ms:.0f} ms"
+    own = {m for m in modules if m.split(".")[0] in OWN}
+    assert len(own) <= OWN_MODULES[target], f"{len(own)} modules of ours on the {target} compute path"
+    assert counts["classes"] <= OWN_CLASSES[target], f"{counts['classes']} classes of ours on the {target} path"
 
 
 # a vertex shader with intrinsics (SPIR-V's intrinsics.py) and a root signature (rootsig/)

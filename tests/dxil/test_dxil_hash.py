@@ -55,4 +55,5 @@ def test_container_hash_covers_bytes_after_digest():
 
 
 def test_sentinels():
-    assert dxhash.BYPASS_HASH == b"\x01" * 16 and dxhash.PREVIEW_HASH == b"\x02" * 16
+    from shaderbuild_dxil.container import BYPASS_HASH, PREVIEW_HASH
+    assert BYPASS_HASH == b"\x01" * 16 and PREVIEW_HASH == b"\x02" * 16

@@ -11,10 +11,7 @@ from __future__ import annotations
 import math
 import struct
 
-__all__ = ["md5", "retail_hash", "BYPASS_HASH", "PREVIEW_HASH", "container_hash"]
-
-BYPASS_HASH = b"\x01" * 16
-PREVIEW_HASH = b"\x02" * 16
+__all__ = ["md5", "retail_hash", "container_hash"]
 
 _K = [int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
 _S = [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4
