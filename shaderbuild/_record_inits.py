@@ -821,6 +821,15 @@ def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a5 = _f5() if _a5 is _M else _a5
 
 
+def init_pppppp(self, _a0, _a1, _a2, _a3, _a4, _a5):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
+
+
 def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
   self._a0 = _a0
   self._a1 = _a1
