@@ -79,11 +79,11 @@ def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Var
 
 
 def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, counter: list[int],
-                move: bool = False) -> list[ir.Stmt]:
-    """The statements replacing `result = call(...)` (or `call(...)` when result is None).  With `move`
-    (the callee's body is inlined nowhere else and the callee is dropped after), the body's statements
-    are used as they are, their references to the callee's variables redirected in place, instead of
-    copied."""
+                refs: list[ir.VarRef] | None = None) -> list[ir.Stmt]:
+    """The statements replacing `result = call(...)` (or `call(...)` when result is None).  With `refs`
+    (the callee's body is inlined nowhere else and the callee is dropped after; refs: every VarRef of
+    its body), the body's statements are used as they are, those references to the callee's variables
+    redirected in place, instead of copied."""
     callee = call.func
     counter[0] += 1
     tag = counter[0]
@@ -108,9 +108,9 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
                             coherent=v.coherent)
         caller.locals.append(local)
         vmap[id(v)] = local
-    if move:
+    if refs is not None:
         body = list(callee.body)
-        for r in ir.nodes_of(ir.body_exprs(body), ir.VarRef):
+        for r in refs:
             new = vmap.get(id(r.var))
             if new is not None:         # (a VarRef met twice already points at a variable not in vmap)
                 r.var = new
@@ -154,7 +154,7 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     roots = _roots(entries)
     _check_size(roots)
     counter = [0]
-    once = _inlined_once(module, roots)
+    once = _inlined_once(roots)
     reached: set[int] = set()
     for root in roots:
         root.body = _inline_all(root, root.body, counter, None, once)
@@ -165,17 +165,23 @@ def run(module: ir.Module, options: CompileOptions) -> None:
             entry.static_init = None        # inlined into the wrapper
 
 
-def _inlined_once(module: ir.Module, roots: list[ir.Function]) -> set[int]:
-    """ids of the functions whose body is inlined exactly once, so moved rather than copied (copying
-    callee bodies was ~6% of a compile): a function's calls count as many times as its own body is
-    inlined (the calls of a root once), callers counted before their callees (an order made here,
-    depth first from the roots); a root is never moved (its body stays)."""
+def _inlined_once(roots: list[ir.Function]) -> dict[int, list[ir.VarRef]]:
+    """The functions whose body is inlined exactly once, so moved rather than copied (copying callee
+    bodies was ~6% of a compile), by id, with the VarRefs of their bodies: a function's calls count as
+    many times as its own body is inlined (the calls of a root once), callers counted before their
+    callees (an order made here, depth first from the roots); a root is never moved (its body stays)."""
     calls: dict[int, list[ir.Function]] = {}
+    exprs: dict[int, list[ir.Expr]] = {}
     order: list[ir.Function] = []       # post-order: callees before callers
+
+    def read(f: ir.Function) -> None:
+        exprs[id(f)] = found = ir.body_exprs(f.body)
+        calls[id(f)] = [c.func for c in ir.nodes_of(found, ir.Call)]
+
     for root in roots:
         if id(root) in calls:
             continue
-        calls[id(root)] = [c.func for c in ir.nodes_of(ir.function_exprs(module, root), ir.Call)]
+        read(root)
         work = [(root, 0)]
         while work:
             f, i = work.pop()
@@ -184,7 +190,7 @@ def _inlined_once(module: ir.Module, roots: list[ir.Function]) -> set[int]:
                 work.append((f, i + 1))
                 g = callees[i]
                 if id(g) not in calls:
-                    calls[id(g)] = [c.func for c in ir.nodes_of(ir.function_exprs(module, g), ir.Call)]
+                    read(g)
                     work.append((g, 0))
             else:
                 order.append(f)
@@ -193,7 +199,9 @@ def _inlined_once(module: ir.Module, roots: list[ir.Function]) -> set[int]:
         n = count.get(id(f), 0)
         for g in calls[id(f)]:
             count[id(g)] = count.get(id(g), 0) + n
-    return {id(f) for f in order if count[id(f)] == 1} - {id(r) for r in roots}
+    root_ids = {id(r) for r in roots}
+    return {id(f): list(ir.nodes_of(exprs[id(f)], ir.VarRef)) for f in order
+            if count[id(f)] == 1 and id(f) not in root_ids}
 
 
 def _roots(entries: list[ir.EntryPoint]) -> list[ir.Function]:
@@ -224,7 +232,7 @@ def _call_of(s: ir.Stmt) -> ir.Call | None:
 
 
 def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
-                targets: set[int] | None = None, once: set[int] | frozenset[int] = frozenset()) -> list[ir.Stmt]:
+                targets: set[int] | None = None, once: dict[int, list[ir.VarRef]] | None = None) -> list[ir.Stmt]:
     """`stmts` with every call (of a function in `targets`, when given) inlined; a work stack, so the statements an inlined call produces are scanned next without recursion (only nested
     statement lists recurse)."""
     out: list[ir.Stmt] = []
@@ -237,7 +245,7 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
             if isinstance(s, ir.Store):
                 assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
                 result = s.place.var
-            new = inline_call(f, call, result, counter, id(call.func) in once)
+            new = inline_call(f, call, result, counter, None if once is None else once.get(id(call.func)))
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
             out.append(ir.If(s.cond, _inline_all(f, s.then, counter, targets, once),

@@ -199,7 +199,7 @@ def test_only_a_body_inlined_once_is_moved():
     # inlined exactly once (and may be used without a copy)
     module, _ = sema_module(CHAIN_SOURCE)
     names = {id(f): f.name for f in module.functions}
-    once = inline._inlined_once(module, inline._roots(ir.entry_points(module)))
+    once = inline._inlined_once(inline._roots(ir.entry_points(module)))
     assert sorted(names[i] for i in once) == ["solo"]
 
 
