@@ -380,7 +380,7 @@ def init_ppff(self, _a0, _a1, _a2=_M, _a3=_M):
   self._a3 = _f3() if _a3 is _M else _a3
 
 
-def init_ppffdfffdffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+def init_ppffdfffdfffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _f2() if _a2 is _M else _a2
@@ -394,6 +394,7 @@ def init_ppffdfffdffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _
   self._a10 = _f10() if _a10 is _M else _a10
   self._a11 = _f11() if _a11 is _M else _a11
   self._a12 = _f12() if _a12 is _M else _a12
+  self._a13 = _f13() if _a13 is _M else _a13
 
 
 def init_ppffff(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
@@ -818,6 +819,15 @@ def init_pppppf(self, _a0, _a1, _a2, _a3, _a4, _a5=_M):
   self._a3 = _a3
   self._a4 = _a4
   self._a5 = _f5() if _a5 is _M else _a5
+
+
+def init_pppppp(self, _a0, _a1, _a2, _a3, _a4, _a5):
+  self._a0 = _a0
+  self._a1 = _a1
+  self._a2 = _a2
+  self._a3 = _a3
+  self._a4 = _a4
+  self._a5 = _a5
 
 
 def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 
 class SourceLoc(ValueRecord):
-    """A position in a source file: 1-based line and column."""
+    """A position in a source file: 1-based line and column.  (Slotted: every token has one.)"""
+
+    __slots__ = ("file", "line", "col")
 
     file: str
     line: int

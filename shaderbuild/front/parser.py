@@ -824,8 +824,8 @@ class Parser:
         if self.at(">>"):
             # split '>>' into two '>' tokens
             t = self.tok
-            second = Token(TokKind.PUNCT, ">", SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1))
-            self.toks[self.pos] = Token(TokKind.PUNCT, ">", t.loc)
+            second = Token(TokKind.PUNCT, ">", SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1), None, False, False)
+            self.toks[self.pos] = Token(TokKind.PUNCT, ">", t.loc, None, False, False)
             self.toks.insert(self.pos + 1, second)
             if self.pack:
                 self.pack.insert(self.pos + 1, self.pack[self.pos])
@@ -1079,7 +1079,7 @@ class Parser:
                 if self.tok.kind is TokKind.IDENT:
                     p_name = self.decl_name("a parameter name")
                 else:       # an unnamed parameter (`int F(int);`): a name no expression can spell
-                    p_name = Token(TokKind.IDENT, f"<unnamed {len(params)}>", self.tok.loc)
+                    p_name = Token(TokKind.IDENT, f"<unnamed {len(params)}>", self.tok.loc, None, False, False)
                     if not (self.at(",") or self.at(")") or self.at("[") or self.at(":") or self.at("=")):
                         self.fail("expected a parameter name")
                 p = ast.VarDecl(p_name.loc, p_name.text, p_type, self.dims(), None, frozenset(p_quals), attributes=p_attrs)
@@ -1168,7 +1168,7 @@ class Parser:
                 if op.text in ("[", "("):
                     self.expect("]" if op.text == "[" else ")")
                 fname = Token(TokKind.IDENT, "operator" + op.text + ("]" if op.text == "[" else ")" if op.text == "(" else ""),
-                              fname.loc)
+                              fname.loc, None, False, False)
             if self.at("("):
                 fn = self.function(ftype, fname, attrs, quals)
                 if fname.text.startswith("operator"):

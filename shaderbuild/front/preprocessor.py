@@ -146,10 +146,10 @@ def _stringize(toks: list[Token], site: SourceLoc, expansion: tuple[str, SourceL
         if t.kind is STRING or t.kind is CHAR:
             s = s.replace("\\", "\\\\").replace('"', '\\"')
         parts.append(s)
-    return Token(STRING, '"' + "".join(parts) + '"', site, expansion, space)
+    return Token(STRING, '"' + "".join(parts) + '"', site, expansion, space, False)
 
 
-_PLACEMARKER = Token(PUNCT, "", SourceLoc("", 0, 0))
+_PLACEMARKER = Token(PUNCT, "", SourceLoc("", 0, 0), None, False, False)
 
 
 class _Unfinished(Exception):
@@ -251,12 +251,12 @@ class _Expander:
     def _builtin(self, tok: Token) -> Token:
         name = tok.text
         if name == "__LINE__":
-            return Token(INT, str(tok.loc.line), tok.loc, None, tok.leading_space)
+            return Token(INT, str(tok.loc.line), tok.loc, None, tok.leading_space, False)
         if name == "__FILE__":
             text = tok.loc.file.replace("\\", "\\\\").replace('"', '\\"')
-            return Token(STRING, f'"{text}"', tok.loc, None, tok.leading_space)
+            return Token(STRING, f'"{text}"', tok.loc, None, tok.leading_space, False)
         self.counter += 1
-        return Token(INT, str(self.counter - 1), tok.loc, None, tok.leading_space)
+        return Token(INT, str(self.counter - 1), tok.loc, None, tok.leading_space, False)
 
     def _next(self, stack: list[list]) -> Token | None:
         """Take the next token across the contexts (finished expansions are left); None at the end."""
@@ -279,7 +279,7 @@ class _Expander:
                 raise error("macro name must be an identifier after 'defined'", operand.loc if operand else tok.loc)
             if paren and not ((close := self._next(stack)) is not None and close.is_punct(")")):
                 raise error("missing ')' after 'defined'", operand.loc)
-            out.append(Token(INT, "1" if operand.text in self.macros else "0", tok.loc, None, tok.leading_space))
+            out.append(Token(INT, "1" if operand.text in self.macros else "0", tok.loc, None, tok.leading_space, False))
             return
         if not paren or operand is None or operand.kind is not STRING or operand.text[0] != '"':
             raise error("_Pragma takes a parenthesized string literal", (operand or tok).loc)
@@ -370,7 +370,7 @@ class _Expander:
         expansion = (m.name, m.loc)
         ops = m.ops
         if ops is None:
-            res = [Token(t.kind, t.text, site, expansion, t.leading_space) for t in m.body]
+            res = [Token(t.kind, t.text, site, expansion, t.leading_space, False) for t in m.body]
             if res:
                 res[0].leading_space = site_tok.leading_space
             return res
@@ -384,7 +384,7 @@ class _Expander:
                 paste = True
                 continue
             if op == _OP_TOK:
-                toks = [Token(t.kind, t.text, site, expansion, t.leading_space)]
+                toks = [Token(t.kind, t.text, site, expansion, t.leading_space, False)]
             elif op == _OP_ARG:
                 toks = expanded.get(idx)  # type: ignore[assignment]
                 if toks is None:
@@ -426,7 +426,7 @@ class _Expander:
             if kind is None:
                 raise error(f"pasting \"{lhs.text}\" and \"{rhs.text}\" does not give a valid preprocessing token",
                             site, [Diagnostic("note", f"in expansion of macro '{m.name}'", m.loc)] if m.loc else [])
-            res[-1] = Token(kind, text, site, expansion, lhs.leading_space)
+            res[-1] = Token(kind, text, site, expansion, lhs.leading_space, False)
             res += toks[1:]
         if placemarkers:
             res = [t for t in res if t is not _PLACEMARKER]
@@ -1054,7 +1054,7 @@ class _Preprocessor:
                 raise error("macro name must be an identifier after 'defined'", line[j].loc if j < n else t.loc)
             if paren and (j + 1 >= n or not line[j + 1].is_punct(")")):
                 raise error("missing ')' after 'defined'", line[j + 1].loc if j + 1 < n else line[j].loc)
-            items.append(Token(INT, "1" if line[j].text in macros else "0", t.loc, None, t.leading_space))
+            items.append(Token(INT, "1" if line[j].text in macros else "0", t.loc, None, t.leading_space, False))
             i = j + 2 if paren else j + 1
         expanded: list[Token] = []
         macros["defined"] = _DEFINED        # `defined` that a macro expands to is the operator too, as in clang

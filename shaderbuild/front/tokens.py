@@ -33,14 +33,19 @@ class Token(DataRecord):
     `loc` is where the token's spelling came from (the file it was read from, or
     for a macro expansion the place of the macro use); `expansion` names the macro
     whose expansion produced it, for "in expansion of macro" notes.
+
+    Slotted, so no field has a default (a slot cannot have one): a Record's fields otherwise
+    live in an instance dict, and the tokens of a 5,700-line shader took 2.1 MB more (issue 23).
     """
+
+    __slots__ = ("kind", "text", "loc", "expansion", "leading_space", "at_line_start")
 
     kind: TokKind
     text: str
     loc: SourceLoc
-    expansion: tuple[str, SourceLoc | None] | None = None   # (macro, its definition; None for built-ins)
-    leading_space: bool = False  # whitespace precedes it (for # stringizing)
-    at_line_start: bool = False  # first token on its line (for directive detection)
+    expansion: tuple[str, SourceLoc | None] | None   # (macro, its definition; None for built-ins)
+    leading_space: bool  # whitespace precedes it (for # stringizing)
+    at_line_start: bool  # first token on its line (for directive detection)
 
     def is_punct(self, text: str) -> bool:
         return self.kind is TokKind.PUNCT and self.text == text

@@ -12,41 +12,60 @@ if TYPE_CHECKING:      # no typing at run time (a cold compile's import cost)
 
 def clone_expr(e: n.Expr, vmap: dict[int, n.Variable]) -> n.Expr:
     cls = type(e)
-    if cls is n.VarRef:
-        return n.VarRef(vmap.get(id(e.var), e.var), e.loc)  # type: ignore[attr-defined, arg-type]
+    if cls is n.VarRef:     # VarRef's __init__ and __post_init__, without their two calls
+        r: Any = e
+        var = vmap.get(id(r.var), r.var)
+        c: Any = _new(cls)
+        c.var = var
+        c.loc = r.loc
+        c.type = var.type
+        return c
     try:
         plan = _PLANS[cls]
     except KeyError:
         plan = _PLANS[cls] = _plan(cls)
-    c = object.__new__(cls)
-    put = object.__setattr__
-    for f, kind in plan:
+    if plan is None:
+        return _clone_tested(e, cls, vmap)
+    data, one, many = plan
+    c = _new(cls)
+    put = _put
+    for f in data:          # a list of data is copied (an expression in it cloned)
         v = getattr(e, f)
-        if kind == _EXPR:
-            v = clone_expr(v, vmap)
-        elif kind == _EXPRS:        # (items untested: the IR validator refuses anything but an expression)
-            v = [clone_expr(x, vmap) for x in v]
-        elif type(v) is list:
-            v = [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v]
-        elif kind == _ANY and isinstance(v, n.Expr):
-            v = clone_expr(v, vmap)
-        put(c, f, v)
+        put(c, f, v if type(v) is not list else [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v])
+    for f in one:
+        put(c, f, clone_expr(getattr(e, f), vmap))
+    for f in many:          # (items untested: the IR validator refuses anything but an expression)
+        put(c, f, [clone_expr(x, vmap) for x in getattr(e, f)])
     return c
 
 
-_DATA, _EXPR, _EXPRS, _ANY = range(4)     # a field's value: kept (a list copied), cloned, a list of clones, tested
-_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+def _clone_tested(e: n.Expr, cls: type, vmap: dict[int, n.Variable]) -> n.Expr:
+    """A class without a plan: every field's value tested, an expression cloned (in a list too)."""
+    c: Any = _new(cls)
+    for f in cls._fields:  # type: ignore[attr-defined]
+        v = getattr(e, f)
+        if isinstance(v, n.Expr):
+            v = clone_expr(v, vmap)
+        elif type(v) is list:
+            v = [clone_expr(x, vmap) if isinstance(x, n.Expr) else x for x in v]
+        _put(c, f, v)
+    return c
 
 
-def _plan(cls: type) -> tuple[tuple[str, int], ...]:
-    """(field, kind) for every field of an expression class, from walk_expr's plan (the fields
-    declared `Expr` or `list[Expr]`); without one, every field is tested at run time."""
+_new, _put = object.__new__, object.__setattr__
+_PLANS: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """(other fields, fields declared `Expr`, fields declared `list[Expr]`) of an expression class,
+    from walk_expr's plan; None without one (a field could hold an expression some other way)."""
+    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
     children = n.child_plan(cls)
     if children is None:
-        return tuple((f, _ANY) for f in cls._fields)  # type: ignore[attr-defined]
-    many = dict(children)
-    return tuple((f, _DATA if f not in many else _EXPRS if many[f] else _EXPR)
-                 for f in cls._fields)  # type: ignore[attr-defined]
+        return None
+    kinds = dict(children)
+    return (tuple(f for f in fields if f not in kinds), tuple(f for f in fields if kinds.get(f) is False),
+            tuple(f for f in fields if kinds.get(f) is True))
 
 
 def clone_stmts(stmts: list[n.Stmt], vmap: dict[int, n.Variable]) -> list[n.Stmt]:

@@ -492,6 +492,9 @@ class Module(Record):
     entries: list[EntryPoint] = Record.factory(list)
     # each struct's members' declarations, in field order: a later pass's error about a member points at it
     field_locs: dict[Struct, tuple[SourceLoc | None, ...]] = Record.factory(dict)
+    # function_exprs' remembered walks: {id(function): (function, its body list, body_exprs)}; valid
+    # from a pass until a body may change (the pass driver and the manifest forget them)
+    expr_lists: dict[int, tuple[Function, list[Stmt], list[Expr]]] = Record.factory(dict)
 
     @property
     def resources(self) -> list[Variable]:
@@ -654,26 +657,23 @@ def function_exprs(module: Module, fn: Function) -> list[Expr]:
     the pass driver forgets the lists before and after every pass not marked `keeps_exprs` and
     when the passes end, `build_manifest` before and after it, and a marked pass forgets them before it writes.
     A body replaced as a whole (`f.body = ...`) is noticed here.  The list is shared: read it only."""
-    held = _EXPR_LISTS.get(id(module))
-    if held is None or held[0] is not module:
-        held = _EXPR_LISTS[id(module)] = (module, {})
-    got = held[1].get(id(fn))
+    held = module.expr_lists
+    got = held.get(id(fn))
     if got is not None and got[0] is fn and got[1] is fn.body:
         return got[2]
     exprs = body_exprs(fn.body)
-    held[1][id(fn)] = (fn, fn.body, exprs)
+    held[id(fn)] = (fn, fn.body, exprs)
     return exprs
 
 
 def forget_exprs(module: Module) -> None:
     """Drop function_exprs' lists for `module`: a body may change from here on."""
-    _EXPR_LISTS.pop(id(module), None)
+    module.expr_lists.clear()
 
 
 def remembered_exprs(module: Module) -> int:
     """How many functions' lists function_exprs holds for `module` (tests: none outside the passes)."""
-    held = _EXPR_LISTS.get(id(module))
-    return len(held[1]) if held is not None and held[0] is module else 0
+    return len(module.expr_lists)
 
 
 def keeps_exprs(p: _P) -> _P:
@@ -681,11 +681,6 @@ def keeps_exprs(p: _P) -> _P:
     pass driver keeps function_exprs' lists across it."""
     p.keeps_exprs = True  # type: ignore[attr-defined]
     return p
-
-
-# function_exprs' lists, by id(module): (module, {id(function): (function, its body list, body_exprs)}).
-# Not a Module field: a compile's lists live from a pass to the end of the passes or of the manifest.
-_EXPR_LISTS: dict[int, tuple[Module, dict[int, tuple[Function, list[Stmt], list[Expr]]]]] = {}
 
 
 def nodes_of(exprs: list[Expr], cls: type[_E]) -> Iterator[_E]:

@@ -78,8 +78,12 @@ def _rewrite_returns(stmts: list[ir.Stmt], ret: ir.Variable | None, flag: ir.Var
     return out
 
 
-def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, counter: list[int]) -> list[ir.Stmt]:
-    """The statements replacing `result = call(...)` (or `call(...)` when result is None)."""
+def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, counter: list[int],
+                refs: list[ir.VarRef] | None = None) -> list[ir.Stmt]:
+    """The statements replacing `result = call(...)` (or `call(...)` when result is None).  With `refs`
+    (the callee's body is inlined nowhere else and the callee is dropped after; refs: every VarRef of
+    its body), the body's statements are used as they are, those references to the callee's variables
+    redirected in place, instead of copied."""
     callee = call.func
     counter[0] += 1
     tag = counter[0]
@@ -104,7 +108,15 @@ def inline_call(caller: ir.Function, call: ir.Call, result: ir.Variable | None, 
                             coherent=v.coherent)
         caller.locals.append(local)
         vmap[id(v)] = local
-    body = clone_stmts(callee.body, vmap)
+    if refs is not None:
+        body = list(callee.body)
+        for r in refs:
+            new = vmap.get(id(r.var))
+            if new is not None:         # (a VarRef met twice already points at a variable not in vmap)
+                r.var = new
+                r.type = new.type
+    else:
+        body = clone_stmts(callee.body, vmap)
     early = _has_early_return(body)
     if early and _returns_from_last_loop(body):
         loop = body[-1]
@@ -142,14 +154,54 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     roots = _roots(entries)
     _check_size(roots)
     counter = [0]
+    once = _inlined_once(roots)
     reached: set[int] = set()
     for root in roots:
-        root.body = _inline_all(root, root.body, counter)
+        root.body = _inline_all(root, root.body, counter, None, once)
         reached |= _reached(module, root)
     module.functions = [f for f in module.functions if id(f) in reached]
     for entry in entries:
         if entry.static_init is not None and id(entry.static_init) not in reached:
             entry.static_init = None        # inlined into the wrapper
+
+
+def _inlined_once(roots: list[ir.Function]) -> dict[int, list[ir.VarRef]]:
+    """The functions whose body is inlined exactly once, so moved rather than copied (copying callee
+    bodies was ~6% of a compile), by id, with the VarRefs of their bodies: a function's calls count as
+    many times as its own body is inlined (the calls of a root once), callers counted before their
+    callees (an order made here, depth first from the roots); a root is never moved (its body stays)."""
+    calls: dict[int, list[ir.Function]] = {}
+    exprs: dict[int, list[ir.Expr]] = {}
+    order: list[ir.Function] = []       # post-order: callees before callers
+
+    def read(f: ir.Function) -> None:
+        exprs[id(f)] = found = ir.body_exprs(f.body)
+        calls[id(f)] = [c.func for c in ir.nodes_of(found, ir.Call)]
+
+    for root in roots:
+        if id(root) in calls:
+            continue
+        read(root)
+        work = [(root, 0)]
+        while work:
+            f, i = work.pop()
+            callees = calls[id(f)]
+            if i < len(callees):
+                work.append((f, i + 1))
+                g = callees[i]
+                if id(g) not in calls:
+                    read(g)
+                    work.append((g, 0))
+            else:
+                order.append(f)
+    count = {id(r): 1 for r in roots}
+    for f in reversed(order):
+        n = count.get(id(f), 0)
+        for g in calls[id(f)]:
+            count[id(g)] = count.get(id(g), 0) + n
+    root_ids = {id(r) for r in roots}
+    return {id(f): list(ir.nodes_of(exprs[id(f)], ir.VarRef)) for f in order
+            if count[id(f)] == 1 and id(f) not in root_ids}
 
 
 def _roots(entries: list[ir.EntryPoint]) -> list[ir.Function]:
@@ -180,7 +232,7 @@ def _call_of(s: ir.Stmt) -> ir.Call | None:
 
 
 def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
-                targets: set[int] | None = None) -> list[ir.Stmt]:
+                targets: set[int] | None = None, once: dict[int, list[ir.VarRef]] | None = None) -> list[ir.Stmt]:
     """`stmts` with every call (of a function in `targets`, when given) inlined; a work stack, so the statements an inlined call produces are scanned next without recursion (only nested
     statement lists recurse)."""
     out: list[ir.Stmt] = []
@@ -193,18 +245,18 @@ def _inline_all(f: ir.Function, stmts: list[ir.Stmt], counter: list[int],
             if isinstance(s, ir.Store):
                 assert isinstance(s.place, ir.VarRef)     # sema stores a call's result to a temporary
                 result = s.place.var
-            new = inline_call(f, call, result, counter)
+            new = inline_call(f, call, result, counter, None if once is None else once.get(id(call.func)))
             work.extend(reversed(new))
         elif isinstance(s, ir.If):
-            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, targets),
-                             _inline_all(f, s.else_, counter, targets), s.hint, s.loc))
+            out.append(ir.If(s.cond, _inline_all(f, s.then, counter, targets, once),
+                             _inline_all(f, s.else_, counter, targets, once), s.hint, s.loc))
         elif isinstance(s, ir.Loop):
-            out.append(ir.Loop(_inline_all(f, s.body, counter, targets),
-                               _inline_all(f, s.continuing, counter, targets), s.break_if, s.hint,
+            out.append(ir.Loop(_inline_all(f, s.body, counter, targets, once),
+                               _inline_all(f, s.continuing, counter, targets, once), s.break_if, s.hint,
                                s.unroll_count, s.loc))
         elif isinstance(s, ir.Switch):
             out.append(ir.Switch(s.selector, [ir.SwitchCase(c.values, c.is_default,
-                                                             _inline_all(f, c.body, counter, targets))
+                                                             _inline_all(f, c.body, counter, targets, once))
                                               for c in s.cases], s.loc))
         else:
             out.append(s)

@@ -182,3 +182,35 @@ def test_return_from_a_nested_loop_keeps_the_flag():
     _inline_first_call(module)
     assert "store %returned.i1 = True:bool" in text(module) and "if load(%returned.i1) {" in text(module)
     validate_module(module, "inline")
+
+
+CHAIN_SOURCE = """
+    RWStructuredBuffer<uint> Out : register(u0);
+    uint leaf(uint v) { return v + 1; }
+    uint mid(uint x) { return leaf(x) * 2; }
+    uint solo(uint y) { return y + 7; }
+    [numthreads(1,1,1)]
+    void main(uint3 id : SV_DispatchThreadID) { Out[0] = mid(id.x) + mid(id.y) + solo(id.z); }
+"""
+
+
+def test_only_a_body_inlined_once_is_moved():
+    # mid is called twice, so leaf (called once, from mid) is inlined twice: only solo's body is
+    # inlined exactly once (and may be used without a copy)
+    module, _ = sema_module(CHAIN_SOURCE)
+    names = {id(f): f.name for f in module.functions}
+    once = inline._inlined_once(inline._roots(ir.entry_points(module)))
+    assert sorted(names[i] for i in once) == ["solo"]
+
+
+def test_a_moved_body_and_the_copies_read_their_own_locals():
+    # the two copies of leaf read v.i2 and v.i4 (tags count inlined calls in order: mid, leaf, mid,
+    # leaf, solo); solo's moved body reads its own y.i5
+    module, opts = sema_module(CHAIN_SOURCE)
+    inline.run(module, opts)
+    validate_module(module, "inline")
+    out = text(module)
+    assert [f.name for f in module.functions] == ["main"]
+    for local in ("v.i2", "v.i4", "y.i5"):
+        assert f"store %{local} = " in out and f"load(%{local})" in out, local
+    assert "%y)" not in out and "%v)" not in out      # no reference to a callee's own variable is left
