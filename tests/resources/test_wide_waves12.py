@@ -1,0 +1,265 @@
+"""Wave and quad operations on 16-bit and 64-bit values, with inactive lanes, executed (issue 20, audit12).
+
+For each of half, int16_t, uint16_t (-enable-16bit-types), double, int64_t and uint64_t one shader applies
+every wave intrinsic that takes the type — Sum/Product/Min/Max, the bit reductions, the prefix scans,
+ReadLaneAt/First, AllEqual, Match, the SM 6.5 multi-prefix forms, the quad reads — to scalars and 2-vectors,
+inside a branch that leaves lanes 1, 4 and 7 of every wave inactive (the quad reads run with every lane
+active: a quad read of an inactive lane is undefined).  Each result is written as 32-bit words (a 64-bit
+value as low, high; a half as its float's bits; a 16-bit int zero- or sign-extended).
+
+Wave ops read other lanes, so the DXIL twin runs through dxil-spirv on lavapipe only (res_util.run_cs with
+dxil_skip='wave'), the SPIR-V build at -O3 and -O0.  No expectation assumes a wave size: every thread
+writes its lane index, the wave's lane count and the thread id of lane 0; the test rebuilds the waves and
+computes every expected value in Python from the inputs.  Values are chosen so that no sum or product
+rounds (the order of a float reduction is unspecified).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import pytest
+import res_util as R
+
+pytestmark = [pytest.mark.vulkan, pytest.mark.spirv_tools]
+
+N = 32
+SENT = R.SENTINEL
+M32 = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class Ty:
+    name: str
+    bits: int
+    kind: str                 # 'float', 'int', 'uint'
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind != "float"
+
+    def wrap(self, v):
+        """A Python value as the type holds it (integers wrap)."""
+        if not self.is_int:
+            return v
+        v &= (1 << self.bits) - 1
+        if self.kind == "int" and v >> (self.bits - 1):
+            v -= 1 << self.bits
+        return v
+
+    def words(self, v) -> list[int]:
+        """The words `put` writes for v."""
+        if self.name == "half":
+            return list(struct.unpack("<I", struct.pack("<f", v)))
+        if self.name == "double":
+            return list(struct.unpack("<2I", struct.pack("<d", v)))
+        if self.bits == 64:
+            return [v & M32, (v >> 32) & M32]
+        return [v & M32]      # 16-bit: sign-extended (int16_t) or zero-extended (uint16_t) to 32 bits
+
+
+TYPES = [Ty("half", 16, "float"), Ty("int16_t", 16, "int"), Ty("uint16_t", 16, "uint"),
+         Ty("double", 64, "float"), Ty("int64_t", 64, "int"), Ty("uint64_t", 64, "uint")]
+
+LOAD = {
+    "half": "(half)asfloat(w.x)",
+    "int16_t": "(int16_t)(int)w.x",
+    "uint16_t": "(uint16_t)w.x",
+    "double": "asdouble(w.x, w.y)",
+    "int64_t": "(int64_t)(((uint64_t)w.y << 32) | w.x)",
+    "uint64_t": "(((uint64_t)w.y << 32) | w.x)",
+}
+PUT = {
+    "half": "Out[k++] = asuint((float)v);",
+    "int16_t": "Out[k++] = (uint)(int)v;",
+    "uint16_t": "Out[k++] = (uint)v;",
+    "double": "uint lo, hi; asuint(v, lo, hi); Out[k++] = lo; Out[k++] = hi;",
+    "int64_t": "Out[k++] = (uint)v; Out[k++] = (uint)((uint64_t)v >> 32);",
+    "uint64_t": "Out[k++] = (uint)v; Out[k++] = (uint)(v >> 32);",
+}
+
+
+def source(ty: Ty) -> str:
+    T = ty.name
+    # WaveActiveBit* take unsigned integers only (DXC's uint_only), the multi-prefix forms any integer
+    bits = "" if not ty.is_int else """
+        put(k, WaveMultiPrefixBitAnd(x, part)); put(k, WaveMultiPrefixBitOr(x, part));
+        put(k, WaveMultiPrefixBitXor(x, part));"""
+    if ty.kind == "uint":
+        bits += f"""
+        put(k, WaveActiveBitAnd(x)); put(k, WaveActiveBitOr(x)); put(k, WaveActiveBitXor(x));
+        {T}2 bo = WaveActiveBitOr({T}2(x, y)); put(k, bo.x); put(k, bo.y);"""
+    return f"""
+StructuredBuffer<uint2> X : register(t0);
+StructuredBuffer<uint2> Y : register(t1);
+StructuredBuffer<uint2> P : register(t2);
+RWStructuredBuffer<uint> Out : register(u3);
+RWStructuredBuffer<uint> Lanes : register(u4);     // lane, lane count, thread of lane 0
+{T} ld(uint2 w) {{ return {LOAD[T]}; }}
+void put(inout uint k, {T} v) {{ {PUT[T]} }}
+void put(inout uint k, bool v) {{ Out[k++] = v ? 1u : 0u; }}
+void put(inout uint k, uint4 v) {{ Out[k++] = v.x; Out[k++] = v.y; Out[k++] = v.z; Out[k++] = v.w; }}
+[numthreads({N}, 1, 1)]
+void main(uint t : SV_GroupIndex) {{
+    uint lane = WaveGetLaneIndex();
+    Lanes[3 * t] = lane; Lanes[3 * t + 1] = WaveGetLaneCount(); Lanes[3 * t + 2] = WaveReadLaneFirst(t);
+    {T} x = ld(X[t]), y = ld(Y[t]), p = ld(P[t]);
+    uint k = t * STRIDE;
+    // every lane active: the quad reads
+    put(k, QuadReadAcrossX(x)); put(k, QuadReadAcrossY(x)); put(k, QuadReadAcrossDiagonal(x));
+    put(k, QuadReadLaneAt(x, 3));
+    {T}2 q = QuadReadAcrossX({T}2(y, x)); put(k, q.x); put(k, q.y);
+    if (lane % 3u != 1u) {{
+        uint4 part = WaveMatch(lane % 3u);        // two partitions of the active lanes: lane % 3 == 0 and == 2
+        put(k, WaveActiveSum(x)); put(k, WaveActiveProduct(p)); put(k, WaveActiveMin(x)); put(k, WaveActiveMax(x));
+        put(k, WavePrefixSum(x)); put(k, WavePrefixProduct(p));
+        put(k, WaveReadLaneFirst(x)); put(k, WaveReadLaneAt(x, 2));
+        put(k, WaveActiveAllEqual(x)); put(k, WaveActiveAllEqual(WaveReadLaneAt(y, 3)));
+        put(k, WaveMatch(x));
+        put(k, WaveMultiPrefixSum(x, part)); put(k, WaveMultiPrefixProduct(p, part));
+        {T}2 s = WaveActiveSum({T}2(x, y)); put(k, s.x); put(k, s.y);
+        {T}2 m = WaveActiveMin({T}2(y, x)); put(k, m.x); put(k, m.y);
+        {T}2 ps = WavePrefixSum({T}2(y, x)); put(k, ps.x); put(k, ps.y);
+        {T}2 f = WaveReadLaneFirst({T}2(y, p)); put(k, f.x); put(k, f.y);
+        bool2 e = WaveActiveAllEqual({T}2(x, WaveReadLaneFirst(y))); put(k, e.x); put(k, e.y);{bits}
+    }}
+}}
+"""
+
+
+def values(ty: Ty) -> tuple[list, list, list]:
+    """x, y (sums exact: small multiples of 0.5 for half, 2^40 apart for double) and p (product factors:
+    +-1, +-2, +-0.5 for floats, anything for integers, which wrap)."""
+    if ty.name == "half":
+        x = [((t * 7) % 13 - 6) * 0.5 for t in range(N)]
+        y = [float((t * 5) % 9 - 4) for t in range(N)]
+        p = [[1.0, -1.0, 2.0, -0.5, 0.5, -2.0][(t * 5) % 6] for t in range(N)]
+    elif ty.name == "double":
+        x = [((t * 7) % 13 - 6) * 2.0 ** 40 + 0.25 * t for t in range(N)]
+        y = [(t * 5) % 9 - 4 + 2.0 ** -30 for t in range(N)]
+        p = [[1.0, -1.0, 2.0, -0.5, 0.5, -2.0, 3.0][(t * 5) % 7] for t in range(N)]
+    else:
+        top = 1 << (ty.bits - 1)
+        edges = [top, top - 1, 1, (1 << ty.bits) - 1, 0, top + 3, 0x5A5A5A5A5A5A5A5A & ((1 << ty.bits) - 1), 2]
+        x = [ty.wrap(edges[t % 8] + (t // 8) * 3) for t in range(N)]
+        y = [ty.wrap(edges[(t * 3) % 8] * 7 + t) for t in range(N)]
+        p = [ty.wrap((t * 2654435761) >> 3) for t in range(N)]
+    return x, y, p
+
+
+def in_words(ty: Ty, vals: list) -> bytes:
+    out = []
+    for v in vals:
+        if ty.name == "half":
+            out += [struct.unpack("<I", struct.pack("<f", v))[0], 0]
+        elif ty.name == "double":
+            out += list(struct.unpack("<2I", struct.pack("<d", v)))
+        else:
+            u = v & ((1 << 64) - 1) if ty.bits == 64 else v & 0xFFFF
+            out += [u & M32, (u >> 32) & M32]
+    return R.pack("I", out)
+
+
+def waves(lanes: list[int]) -> list[list[int]]:
+    """Thread ids of each wave in lane order, checked for consistency."""
+    by_head: dict[int, dict[int, int]] = {}
+    for t in range(N):
+        lane, _count, head = lanes[3 * t:3 * t + 3]
+        by_head.setdefault(head, {})[lane] = t
+    out = []
+    for head, ls in sorted(by_head.items()):
+        size = lanes[3 * head + 1]
+        assert sorted(ls) == list(range(size)) and ls[0] == head, f"wave of thread {head}: lanes {sorted(ls)}"
+        out.append([ls[i] for i in range(size)])
+    assert sorted(t for w in out for t in w) == list(range(N))
+    return out
+
+
+def fold(ty: Ty, op: str, vs: list, unit):
+    acc = unit
+    for v in vs:
+        if op == "sum":
+            acc = ty.wrap(acc + v)
+        elif op == "prod":
+            acc = ty.wrap(acc * v)
+        elif op == "and":
+            acc = ty.wrap(acc & v)
+        elif op == "or":
+            acc = ty.wrap(acc | v)
+        elif op == "xor":
+            acc = ty.wrap(acc ^ v)
+    return acc
+
+
+def expected(ty: Ty, x: list, y: list, p: list, ws: list[list[int]]) -> dict[int, list[int]]:
+    """The words every thread writes, in `source`'s order (sentinels where an inactive lane writes nothing)."""
+    z = 0.0 if ty.name in ("half", "double") else 0
+    one = 1.0 if ty.name in ("half", "double") else 1
+    allbits = ty.wrap(-1) if ty.is_int else None
+    out: dict[int, list[int]] = {}
+    W = ty.words
+    for w in ws:
+        act = [t for lane, t in enumerate(w) if lane % 3 != 1]
+        for lane, t in enumerate(w):
+            quad = w[lane - lane % 4:lane - lane % 4 + 4]
+            words = W(x[quad[lane % 4 ^ 1]]) + W(x[quad[lane % 4 ^ 2]]) + W(x[quad[lane % 4 ^ 3]]) + W(x[quad[3]])
+            words += W(y[quad[lane % 4 ^ 1]]) + W(x[quad[lane % 4 ^ 1]])
+            if lane % 3 == 1:
+                out[t] = words
+                continue
+            below = [u for u in act if w.index(u) < lane]
+            part = [u for u in act if w.index(u) % 3 == lane % 3]
+            pbelow = [u for u in part if w.index(u) < lane]
+            xs, ys, ps = [x[u] for u in act], [y[u] for u in act], [p[u] for u in act]
+            match = sum(1 << w.index(u) for u in act if x[u] == x[t])
+            words += W(fold(ty, "sum", xs, z)) + W(fold(ty, "prod", ps, one)) + W(min(xs))
+            words += W(max(xs))
+            words += W(fold(ty, "sum", [x[u] for u in below], z)) + W(fold(ty, "prod", [p[u] for u in below], one))
+            words += W(x[act[0]]) + W(x[w[2]])
+            words += [int(len(set(xs)) == 1), 1]
+            words += [(match >> (32 * i)) & M32 for i in range(4)]
+            words += W(fold(ty, "sum", [x[u] for u in pbelow], z)) + W(fold(ty, "prod", [p[u] for u in pbelow], one))
+            words += W(fold(ty, "sum", xs, z)) + W(fold(ty, "sum", ys, z))
+            words += W(min(ys)) + W(min(xs))
+            words += W(fold(ty, "sum", [y[u] for u in below], z)) + W(fold(ty, "sum", [x[u] for u in below], z))
+            words += W(y[act[0]]) + W(p[act[0]])
+            words += [int(len(set(xs)) == 1), 1]
+            if ty.is_int:
+                words += W(fold(ty, "and", [x[u] for u in pbelow], allbits))
+                words += W(fold(ty, "or", [x[u] for u in pbelow], 0)) + W(fold(ty, "xor", [x[u] for u in pbelow], 0))
+            if ty.kind == "uint":
+                words += W(fold(ty, "and", xs, allbits)) + W(fold(ty, "or", xs, 0)) + W(fold(ty, "xor", xs, 0))
+                words += W(fold(ty, "or", xs, 0)) + W(fold(ty, "or", ys, 0))
+            out[t] = words
+    return out
+
+
+def stride(ty: Ty) -> int:
+    """Words per thread: the longest list `expected` gives (active lanes)."""
+    n = ty.bits // 32 if ty.bits == 64 else 1
+    count = 6 * n + 8 * n + 2 + 4 + 2 * n + 8 * n + 2 + (3 * n if ty.is_int else 0) + (5 * n if ty.kind == "uint" else 0)
+    return count
+
+
+@pytest.mark.parametrize("ty", TYPES, ids=[t.name for t in TYPES])
+def test_wave_ops_on_wide_and_narrow_types(ty):
+    x, y, p = values(ty)
+    k = stride(ty)
+    src = source(ty).replace("STRIDE", str(k))
+    out = R.cs(src, {"X": R.storage(in_words(ty, x)), "Y": R.storage(in_words(ty, y)), "P": R.storage(in_words(ty, p)),
+                     "Out": R.storage(R.sentinel(N * k)), "Lanes": R.storage(R.sentinel(3 * N))},
+               profile="cs_6_5", enable_16bit_types=True, dxil_skip="wave")
+    ws = waves(R.unpack("I", out["Lanes"]))
+    assert len(ws) > 1 or len(ws[0]) == N
+    got = R.unpack("I", out["Out"])
+    want = expected(ty, x, y, p, ws)
+    bad = []
+    for t in range(N):
+        wt = want[t] + [SENT] * (k - len(want[t]))
+        assert len(wt) == k, f"stride {k} < {len(want[t])} words"
+        gt = got[t * k:(t + 1) * k]
+        diff = [i for i in range(k) if gt[i] != wt[i]]
+        if diff:
+            bad.append((t, diff[:6], [hex(gt[i]) for i in diff[:3]], [hex(wt[i]) for i in diff[:3]]))
+    assert not bad, f"{len(bad)} threads wrong (thread, word indices, got, want): {bad[:4]}"
