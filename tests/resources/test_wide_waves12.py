@@ -263,3 +263,135 @@ def test_wave_ops_on_wide_and_narrow_types(ty):
         if diff:
             bad.append((t, diff[:6], [hex(gt[i]) for i in diff[:3]], [hex(wt[i]) for i in diff[:3]]))
     assert not bad, f"{len(bad)} threads wrong (thread, word indices, got, want): {bad[:4]}"
+
+
+# ---------------------------------------------------------------- SM 6.6 compute derivatives and quads
+
+def fpoly(x: float, y: float) -> float:
+    """Not linear in x or y (so fine and coarse derivatives differ), small integers: exact in float."""
+    return x * x + 3.0 * y * y + x * y
+
+
+DERIV_2D = """
+RWStructuredBuffer<float> Out : register(u0);
+RWStructuredBuffer<uint> Votes : register(u1);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_GroupThreadID, uint t : SV_GroupIndex) {
+    float x = id.x, y = id.y;
+    float f = x * x + 3.0 * y * y + x * y;
+    Out[t * 7 + 0] = ddx_fine(f);
+    Out[t * 7 + 1] = ddy_fine(f);
+    Out[t * 7 + 2] = ddx_coarse(f);
+    Out[t * 7 + 3] = ddy_coarse(f);
+    Out[t * 7 + 4] = ddx(f);
+    Out[t * 7 + 5] = ddy(f);
+    Out[t * 7 + 6] = fwidth(f);
+    Votes[t * 4 + 0] = IsHelperLane() ? 1u : 0u;
+    Votes[t * 4 + 1] = QuadAny(id.x == 3u && id.y == 2u) ? 1u : 0u;     // one quad: (2..3, 2..3)
+    Votes[t * 4 + 2] = QuadAll(id.x + id.y < 9u) ? 1u : 0u;
+    Votes[t * 4 + 3] = QuadReadLaneAt(id.x * 10u + id.y, 3);           // quad lane 3: bottom right
+}
+"""
+
+
+def check_derivatives(got: list[float], pos, n: int, per: int = 7) -> None:
+    """pos(t) -> (x, y, quad origin x0, y0): fine derivatives exact; a coarse one equal to the fine derivative
+    of one of the quad's rows / columns (which one is the implementation's choice: Vulkan lets coarse
+    derivatives be computed per lane, and lavapipe's ddy_coarse differs between the quad's columns); ddx/ddy
+    either fine or coarse; fwidth = |ddx| + |ddy| of one of those."""
+    for t in range(n):
+        x, y, x0, y0 = pos(t)
+        dxf, dyf, dxc, dyc, dx, dy, fw = got[t * per:t * per + 7]
+        assert (dxf, dyf) == (fpoly(x0 + 1, y) - fpoly(x0, y), fpoly(x, y0 + 1) - fpoly(x, y0)), f"fine, thread {t}"
+        rows = {fpoly(x0 + 1, yy) - fpoly(x0, yy) for yy in (y0, y0 + 1)}
+        cols = {fpoly(xx, y0 + 1) - fpoly(xx, y0) for xx in (x0, x0 + 1)}
+        assert dxc in rows and dyc in cols, f"coarse, thread {t}: {dxc} not in {rows} or {dyc} not in {cols}"
+        assert dx in (dxf, dxc) and dy in (dyf, dyc), f"ddx/ddy, thread {t}"
+        assert fw in {abs(a) + abs(b) for a in (dxf, dxc) for b in (dyf, dyc)}, f"fwidth, thread {t}"
+
+
+def test_compute_derivatives_2d_quads():
+    """numthreads(8, 8, 1) at cs_6_6: a quad is 2x2 threads of the group (SV_GroupThreadID.xy), lane 0 top
+    left, 1 top right, 2 bottom left, 3 bottom right; no thread is a helper lane; QuadAny/QuadAll (6.7
+    profile) vote over the same quads."""
+    out = R.cs(DERIV_2D, {"Out": R.storage(R.sentinel(64 * 7)), "Votes": R.storage(R.sentinel(64 * 4))},
+               profile="cs_6_7", dxil_skip="quads")
+    got, votes = R.unpack("f", out["Out"]), R.unpack("I", out["Votes"])
+
+    def pos(t):
+        x, y = t % 8, t // 8
+        return x, y, x & ~1, y & ~1
+    check_derivatives(got, pos, 64)
+    for t in range(64):
+        x, y = t % 8, t // 8
+        quad = [(x & ~1 | i & 1, y & ~1 | i >> 1) for i in range(4)]
+        want = [0, int(any(q == (3, 2) for q in quad)), int(all(a + b < 9 for a, b in quad)),
+                quad[3][0] * 10 + quad[3][1]]
+        assert votes[t * 4:t * 4 + 4] == want, f"thread {t} at ({x}, {y})"
+    assert "DerivativeGroupQuads" in R.spirv_dis(R.build(DERIV_2D, profile="cs_6_7"))
+
+
+DERIV_1D = """
+RWStructuredBuffer<float> Out : register(u0);
+RWStructuredBuffer<uint> Votes : register(u1);
+[numthreads(32, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+    // quad lane i of threads 4k..4k+3 is at (i & 1, i >> 1) of its quad: give each thread that position
+    float x = (float)((t >> 2) * 2 + (t & 1)), y = (float)((t >> 1) & 1);
+    float f = x * x + 3.0 * y * y + x * y;
+    Out[t * 7 + 0] = ddx_fine(f);
+    Out[t * 7 + 1] = ddy_fine(f);
+    Out[t * 7 + 2] = ddx_coarse(f);
+    Out[t * 7 + 3] = ddy_coarse(f);
+    Out[t * 7 + 4] = ddx(f);
+    Out[t * 7 + 5] = ddy(f);
+    Out[t * 7 + 6] = fwidth(f);
+    Votes[t * 2 + 0] = QuadReadAcrossY(t);
+    Votes[t * 2 + 1] = QuadAny(t == 9u) ? 1u : 0u;
+}
+"""
+
+
+def test_compute_derivatives_1d_linear_quads():
+    """numthreads(32, 1, 1) at cs_6_6: four consecutive threads form a quad (D3D's 1-D rule; SPIR-V's
+    DerivativeGroupLinear), thread 4k + i at (i & 1, i >> 1)."""
+    out = R.cs(DERIV_1D, {"Out": R.storage(R.sentinel(32 * 7)), "Votes": R.storage(R.sentinel(64))},
+               profile="cs_6_7", dxil_skip="quads")
+    got, votes = R.unpack("f", out["Out"]), R.unpack("I", out["Votes"])
+
+    def pos(t):
+        x, y = (t >> 2) * 2 + (t & 1), (t >> 1) & 1
+        return x, y, x & ~1, 0
+    check_derivatives(got, pos, 32)
+    assert votes == [v for t in range(32) for v in (t ^ 2, int(t >> 2 == 2))]
+    assert "DerivativeGroupLinear" in R.spirv_dis(R.build(DERIV_1D, profile="cs_6_7"))
+
+
+SAMPLE_CS = """
+Texture2D<float> T : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float> Out : register(u2);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_GroupThreadID, uint t : SV_GroupIndex) {
+    float scale = (float)(1u << (id.y / 2u % 4u));        // uniform over each quad: 1, 2, 4, 8 texels a thread
+    float2 uv = ((float2)id.xy * scale + 0.25) / 16.0;
+    Out[t * 4 + 0] = T.Sample(S, uv);
+    Out[t * 4 + 1] = T.CalculateLevelOfDetail(S, uv);
+    Out[t * 4 + 2] = T.SampleBias(S, uv, 1.0);
+    Out[t * 4 + 3] = T.CalculateLevelOfDetailUnclamped(S, uv * 64.0);
+}
+"""
+
+
+def test_implicit_lod_sampling_in_compute():
+    """Sample / SampleBias / CalculateLevelOfDetail in a cs_6_6 compute shader take their LOD from the quad's
+    derivatives: uv advancing 2^m texels a thread is LOD m (each mip of the 16x16 texture holds one value)."""
+    mips = 5
+    data = b"".join(R.pack("f", [10.0 * m + 1.0] * (max(1, 16 >> m) ** 2)) for m in range(mips))
+    out = R.cs(SAMPLE_CS, {"T": R.image(data, 16, 16, "r32f", mips=mips), "S": R.sampler(address="wrap"),
+                           "Out": R.storage(R.sentinel(64 * 4))}, profile="cs_6_6", dxil_skip="quads")
+    got = R.unpack("f", out["Out"])
+    for t in range(64):
+        m = (t // 8) // 2 % 4
+        assert got[t * 4:t * 4 + 4] == [10.0 * m + 1.0, float(m), 10.0 * min(m + 1, mips - 1) + 1.0, m + 6.0], \
+            f"thread {t} (LOD {m})"
