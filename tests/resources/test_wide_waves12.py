@@ -395,3 +395,63 @@ def test_implicit_lod_sampling_in_compute():
         m = (t // 8) // 2 % 4
         assert got[t * 4:t * 4 + 4] == [10.0 * m + 1.0, float(m), 10.0 * min(m + 1, mips - 1) + 1.0, m + 6.0], \
             f"thread {t} (LOD {m})"
+
+
+DERIV_HALF = """
+RWStructuredBuffer<float> Out : register(u0);
+[numthreads(8, 8, 1)]
+void main(uint3 id : SV_GroupThreadID, uint t : SV_GroupIndex) {
+    half x = (half)id.x, y = (half)id.y;
+    half f = x * x + (half)3 * y * y + x * y;
+    half2x2 m = half2x2(f, -f, y, x);
+    Out[t * 7 + 0] = ddx_fine(f);
+    Out[t * 7 + 1] = ddy_fine(half2(f, x)).x;
+    Out[t * 7 + 2] = ddx_coarse(f);
+    Out[t * 7 + 3] = ddy_coarse(m)[0][0];
+    Out[t * 7 + 4] = ddx(m)[0][0];
+    Out[t * 7 + 5] = ddy(f);
+    Out[t * 7 + 6] = fwidth(half3(f, f, 0)).y;
+}
+"""
+
+
+def test_compute_derivatives_of_half():
+    """ddx / ddy / fwidth of half scalars, vectors and matrices (-enable-16bit-types): SPIR-V's derivative
+    instructions take 32-bit floats only, so the half is widened and the result narrowed (the SPIR-V build
+    used OpDPdx on a half: invalid SPIR-V with exit 0 before audit12).  Values exact in half."""
+    out = R.cs(DERIV_HALF, {"Out": R.storage(R.sentinel(64 * 7))}, profile="cs_6_6", enable_16bit_types=True,
+               dxil_skip="quads")
+    got = R.unpack("f", out["Out"])
+
+    def pos(t):
+        x, y = t % 8, t // 8
+        return x, y, x & ~1, y & ~1
+    check_derivatives(got, pos, 64)
+    assert "OpDPdxFine %float" in R.spirv_dis(R.build(DERIV_HALF, profile="cs_6_6", enable_16bit_types=True))
+
+
+DERIV_HALF_PS = """
+float4 main(float4 pos : SV_Position) : SV_Target {
+    half x = (half)floor(pos.x), y = (half)floor(pos.y);
+    half f = x * x + (half)3 * y * y + x * y;
+    return float4(ddx_fine(f), ddy_fine(f), fwidth(half2(x, y)).x, 1.0) / 64.0;
+}
+"""
+
+
+def test_pixel_derivatives_of_half():
+    """The same widening in a pixel shader: fine derivatives of f(x, y) over 2x2 pixel quads (drawn from our
+    SPIR-V, and from our DXIL through dxil-spirv, which must give the same pixels)."""
+    from dxil_run import draw_twin
+
+    vs = R.build(R.FULLSCREEN_VS, "main", "vs_6_0")
+    ps = R.build(DERIV_HALF_PS, "main", "ps_6_2", enable_16bit_types=True)
+    targets, _ = R.vk_runner().run_graphics(vs.binary, "main", ps.binary, "main", 8, 8, [], None, 3, full=True)
+    draw_twin(vs, ps, "main", "main", {}, 8, 8, None, 3, targets, {})
+    for y in range(8):
+        for x in range(8):
+            x0, y0 = x & ~1, y & ~1
+            dx = fpoly(x0 + 1, y) - fpoly(x0, y)
+            dy = fpoly(x, y0 + 1) - fpoly(x, y0)
+            want = (R.unorm8(dx / 64.0), R.unorm8(dy / 64.0), R.unorm8(1.0 / 64.0), R.unorm8(1.0 / 64.0))
+            assert R.pixel(targets[0], 8, x, y) == want, f"pixel ({x}, {y})"
