@@ -16,6 +16,7 @@ rounds (the order of a float reduction is unspecified).
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 
@@ -455,3 +456,87 @@ def test_pixel_derivatives_of_half():
             dy = fpoly(x, y0 + 1) - fpoly(x, y0)
             want = (R.unorm8(dx / 64.0), R.unorm8(dy / 64.0), R.unorm8(1.0 / 64.0), R.unorm8(1.0 / 64.0))
             assert R.pixel(targets[0], 8, x, y) == want, f"pixel ({x}, {y})"
+
+
+# ---------------------------------------------------------------- vectors and matrices of wide types, shuffles
+
+SHAPES = """
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u1);
+RWStructuredBuffer<uint> Lanes : register(u2);
+[numthreads(16, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+    uint lane = WaveGetLaneIndex();
+    Lanes[t * 3] = lane; Lanes[t * 3 + 1] = WaveGetLaneCount(); Lanes[t * 3 + 2] = WaveReadLaneFirst(t);
+    uint a = In[t] & 3u, b = (In[t] >> 2) & 1u;
+    uint k = t * 32;
+    Out[k++] = WaveMatch(int16_t2((int16_t)a, (int16_t)b)).x;       // every component must match
+    Out[k++] = WaveMatch(double2(a, b)).x;
+    Out[k++] = WaveMatch(uint64_t3(a, b, 0x100000000ull * a)).x;
+    Out[k++] = WaveMatch(half3(a, b, 1.0h)).x;
+    Out[k++] = WaveMatch((uint64_t)b << 32).x;                       // only the high word differs
+    int64_t4 s = WaveActiveSum(int64_t4(a, b, -(int64_t)a << 33, 1));
+    Out[k++] = (uint)s.x; Out[k++] = (uint)s.y; Out[k++] = (uint)((uint64_t)s.z >> 32); Out[k++] = (uint)s.w;
+    double3 r = WaveReadLaneAt(double3(a, b * 0.5, t), 5);
+    Out[k++] = (uint)r.x; Out[k++] = (uint)(r.y * 2); Out[k++] = (uint)r.z;
+    half2x2 m = WaveActiveSum(half2x2(a, b, 1, t));
+    Out[k++] = (uint)m._11; Out[k++] = (uint)m._12; Out[k++] = (uint)m._21; Out[k++] = (uint)m._22;
+    uint16_t3 mx = WaveActiveMax(uint16_t3(a, b, (uint16_t)(0xFFF0 + t)));
+    Out[k++] = mx.x; Out[k++] = mx.y; Out[k++] = mx.z;
+    int64_t3 pp = WavePrefixProduct(int64_t3(a + 1, -2, 0x100000000));
+    Out[k++] = (uint)pp.x; Out[k++] = (uint)pp.y; Out[k++] = (uint)((uint64_t)pp.y >> 32);
+    Out[k++] = (uint)((uint64_t)pp.z >> 32);
+    bool3 eq = WaveActiveAllEqual(uint64_t3(b, 7, a));
+    Out[k++] = (eq.x ? 1u : 0u) | (eq.y ? 2u : 0u) | (eq.z ? 4u : 0u);
+    // shuffles: a lane index that differs between lanes (WaveReadLaneAt is a shuffle, not a broadcast)
+    uint src = (lane * 3u + 1u) % WaveGetLaneCount();
+    uint64_t sh = WaveReadLaneAt(((uint64_t)t << 40) | t, src);
+    Out[k++] = (uint)(sh >> 40); Out[k++] = (uint)sh;
+    int16_t s16 = WaveReadLaneAt((int16_t)(-(int)t), src);
+    Out[k++] = (uint)(int)s16;
+    // QuadReadLaneAt with a lane uniform over each quad but not a constant
+    double qd = QuadReadLaneAt((double)t * 0.5, lane / 4u % 4u);
+    uint64_t qu = QuadReadLaneAt(~(uint64_t)t, (lane / 4u + 1u) % 4u);
+    Out[k++] = (uint)(qd * 2); Out[k++] = (uint)(qu >> 32); Out[k++] = (uint)qu;
+}
+"""
+
+
+def test_wave_ops_on_vectors_and_matrices_of_wide_types():
+    """WaveMatch of vectors (a lane matches when every component does), 3- and 4-vectors of 64-bit values,
+    a half matrix summed per component, 16-bit vectors, per-lane WaveReadLaneAt shuffles of 64- and 16-bit
+    values, QuadReadLaneAt of 64-bit values with a lane that is not a constant."""
+    vals = [(t * 7 + 3) % 8 for t in range(16)]
+    out = R.cs(SHAPES, {"In": R.storage(R.pack("I", vals)), "Out": R.storage(R.sentinel(16 * 32)),
+                        "Lanes": R.storage(R.sentinel(48))},
+               profile="cs_6_5", enable_16bit_types=True, dxil_skip="wave")
+    got = R.unpack("I", out["Out"])
+    for w in waves_of(R.unpack("I", out["Lanes"]), 16):
+        A = [vals[u] & 3 for u in w]
+        B = [(vals[u] >> 2) & 1 for u in w]
+        n = len(w)
+        for lane, t in enumerate(w):
+            a, b = A[lane], B[lane]
+            m_ab = sum(1 << i for i in range(n) if (A[i], B[i]) == (a, b))
+            m_b = sum(1 << i for i in range(n) if B[i] == b)
+            src = (lane * 3 + 1) % n
+            quad = w[lane & ~3:(lane & ~3) + 4]
+            qa, qb = quad[lane // 4 % 4], quad[(lane // 4 + 1) % 4]
+            want = [m_ab, m_ab, m_ab, m_ab, m_b, sum(A) & M32, sum(B), (sum(-(x << 33) for x in A) >> 32) & M32, n,
+                    A[5], B[5], w[5], sum(A), sum(B), n, sum(w), max(A), max(B), 0xFFF0 + w[-1],
+                    math.prod(x + 1 for x in A[:lane]) & M32, ((-2) ** lane) & M32, (((-2) ** lane) >> 32) & M32,
+                    1 if lane == 1 else 0,
+                    (1 if len(set(B)) == 1 else 0) | 2 | (4 if len(set(A)) == 1 else 0),
+                    w[src], w[src], (-w[src]) & M32, qa, (~qb >> 32) & M32, ~qb & M32]
+            assert got[t * 32:t * 32 + len(want)] == want, f"thread {t} (lane {lane})"
+
+
+def waves_of(lanes: list[int], n: int) -> list[list[int]]:
+    """waves() for an n-thread group."""
+    by_head: dict[int, dict[int, int]] = {}
+    for t in range(n):
+        by_head.setdefault(lanes[3 * t + 2], {})[lanes[3 * t]] = t
+    out = [[ls[i] for i in sorted(ls)] for _h, ls in sorted(by_head.items())]
+    assert all(len(x) == lanes[3 * x[0] + 1] and x[0] == h for x, h in zip(out, sorted(by_head)))
+    assert sorted(t for x in out for t in x) == list(range(n))
+    return out
