@@ -869,6 +869,10 @@ def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
     arg = e.args[0]
     if not isinstance(arg, Load):
         raise error(f"'{e.name}' needs a pixel shader input")
+    s = scalar_of(e.type)
+    if s is not None and s.width != 32:
+        raise error(f"'{e.name}' of a {s.width}-bit input is not supported when targeting SPIR-V: GLSL.std.450 "
+                    "InterpolateAt* takes 32-bit floats (declare the input as float)")
     fe.b.capability("InterpolationFunction")
     ptr = fe.pointer(fe.place(arg.place))
     rt = fe.tid(e.type)
