@@ -360,3 +360,54 @@ def test_float_bitwise_atomics_on_variables_dxil():
     res = R.compile_hlsl(FLOAT_VARS, profile="cs_6_6")
     assert [e[:93] for e in R.errors(res)] == [
         "9:5: 'InterlockedCompareStoreFloatBitwise' on a float variable is not supported by the SPIR-V"]
+
+
+# ---------------------------------------------------------------- originals of another width; refused destinations
+
+ORIGINAL_WIDTHS = """
+RWStructuredBuffer<uint64_t> B : register(u0);
+RWStructuredBuffer<uint> C : register(u1);
+RWStructuredBuffer<int> I : register(u2);
+RWStructuredBuffer<uint64_t> Out : register(u3);
+[numthreads(1,1,1)] void main() {
+    uint o; InterlockedAdd(B[0], 1, o); Out[0] = o;                          // truncated
+    uint64_t p; InterlockedAdd(C[0], 1, p); Out[1] = p;                      // zero-extended
+    int64_t q; InterlockedAdd(I[0], 1, q); Out[2] = (uint64_t)q;             // sign-extended
+    int r; InterlockedMax(B[1], 5, r); Out[3] = (uint64_t)(int64_t)r;        // truncated, then sign-extended
+}
+"""
+
+
+def test_original_of_another_width_converts_on_copy_out():
+    """The original value is the destination's type, converted to the out argument's on copy-out (with the
+    narrowing warning where it narrows)."""
+    out = R.cs(ORIGINAL_WIDTHS, {"B": R.storage(q([0x1234567800000009, 0xFFFFFFFF80000000])),
+                                 "C": R.storage(struct.pack("<I", 0xFFFFFFF0)), "I": R.storage(struct.pack("<i", -5)),
+                                 "Out": R.storage(R.sentinel(8))}, profile="cs_6_6")
+    assert uq(out["Out"]) == [9, 0xFFFFFFF0, (-5) & M64, 0xFFFFFFFF80000000]
+    assert uq(out["B"]) == [0x123456780000000A, 0xFFFFFFFF80000000]
+
+
+@pytest.mark.parametrize("decl, call, want", [
+    ("RWStructuredBuffer<uint16_t> B : register(u0);", "InterlockedAdd(B[0], (uint16_t)1);",
+     "no matching intrinsic for call to 'InterlockedAdd': the destination must be a 32- or 64-bit int or uint, "
+     "not 'uint16_t'"),
+    ("groupshared int16_t B;", "InterlockedOr(B, (int16_t)1);",
+     "no matching intrinsic for call to 'InterlockedOr': the destination must be a 32- or 64-bit int or uint, "
+     "not 'int16_t'"),
+    ("RWStructuredBuffer<float> B : register(u0);", "InterlockedAdd(B[0], 1.0);",
+     "'InterlockedAdd' requires an int or uint destination, not 'float'"),
+    ("RWStructuredBuffer<double> B : register(u0);", "InterlockedMax(B[0], 2.0);",
+     "'InterlockedMax' requires an int or uint destination, not 'double'"),
+])
+def test_refused_atomic_destinations(decl, call, want):
+    """16-bit and floating-point destinations (other than the float bitwise forms and InterlockedExchange on
+    float) are refused on both targets, located at the destination."""
+    src = f"{decl}\n[numthreads(1, 1, 1)] void main() {{ {call} }}\n"
+    dest = src.splitlines()[1].index(call) + call.index("(") + 2        # 1-based column of the destination
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, profile="cs_6_6", target=target, enable_16bit_types=True)
+        (err,) = R.errors(res)
+        line, col, msg = err.split(":", 2)
+        assert (line, msg) == ("2", f" {want}"), target
+        assert dest <= int(col) <= dest + 1, f"{target}: {err}"         # the name, or the [ of B[0]
