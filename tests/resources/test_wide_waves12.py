@@ -276,10 +276,10 @@ def fpoly(x: float, y: float) -> float:
 DERIV_2D = """
 RWStructuredBuffer<float> Out : register(u0);
 RWStructuredBuffer<uint> Votes : register(u1);
-[numthreads(8, 8, 1)]
+[numthreads(NX, NY, NZ)]
 void main(uint3 id : SV_GroupThreadID, uint t : SV_GroupIndex) {
     float x = id.x, y = id.y;
-    float f = x * x + 3.0 * y * y + x * y;
+    float f = x * x + 3.0 * y * y + x * y + 100.0 * id.z;      // a quad mixing z would show in ddy
     Out[t * 7 + 0] = ddx_fine(f);
     Out[t * 7 + 1] = ddy_fine(f);
     Out[t * 7 + 2] = ddx_coarse(f);
@@ -288,9 +288,9 @@ void main(uint3 id : SV_GroupThreadID, uint t : SV_GroupIndex) {
     Out[t * 7 + 5] = ddy(f);
     Out[t * 7 + 6] = fwidth(f);
     Votes[t * 4 + 0] = IsHelperLane() ? 1u : 0u;
-    Votes[t * 4 + 1] = QuadAny(id.x == 3u && id.y == 2u) ? 1u : 0u;     // one quad: (2..3, 2..3)
+    Votes[t * 4 + 1] = QuadAny(id.x == 3u && id.y == 2u) ? 1u : 0u;     // one quad of each z: (2..3, 2..3)
     Votes[t * 4 + 2] = QuadAll(id.x + id.y < 9u) ? 1u : 0u;
-    Votes[t * 4 + 3] = QuadReadLaneAt(id.x * 10u + id.y, 3);           // quad lane 3: bottom right
+    Votes[t * 4 + 3] = QuadReadLaneAt(id.z * 100u + id.x * 10u + id.y, 3);     // quad lane 3: bottom right
 }
 """
 
@@ -311,25 +311,31 @@ def check_derivatives(got: list[float], pos, n: int, per: int = 7) -> None:
         assert fw in {abs(a) + abs(b) for a in (dxf, dxc) for b in (dyf, dyc)}, f"fwidth, thread {t}"
 
 
-def test_compute_derivatives_2d_quads():
-    """numthreads(8, 8, 1) at cs_6_6: a quad is 2x2 threads of the group (SV_GroupThreadID.xy), lane 0 top
+@pytest.mark.parametrize("nx, ny, nz", [(8, 8, 1), (4, 2, 4), (2, 6, 2)])
+def test_compute_derivatives_2d_quads(nx, ny, nz):
+    """A 2-D or 3-D group at cs_6_6+: a quad is 2x2 threads of one z slice (SV_GroupThreadID.xy), lane 0 top
     left, 1 top right, 2 bottom left, 3 bottom right; no thread is a helper lane; QuadAny/QuadAll (6.7
     profile) vote over the same quads."""
-    out = R.cs(DERIV_2D, {"Out": R.storage(R.sentinel(64 * 7)), "Votes": R.storage(R.sentinel(64 * 4))},
+    n = nx * ny * nz
+    src = DERIV_2D.replace("NX", str(nx)).replace("NY", str(ny)).replace("NZ", str(nz))
+    out = R.cs(src, {"Out": R.storage(R.sentinel(n * 7)), "Votes": R.storage(R.sentinel(n * 4))},
                profile="cs_6_7", dxil_skip="quads")
     got, votes = R.unpack("f", out["Out"]), R.unpack("I", out["Votes"])
 
+    def xyz(t):
+        return t % nx, t // nx % ny, t // (nx * ny)
+
     def pos(t):
-        x, y = t % 8, t // 8
+        x, y, _z = xyz(t)
         return x, y, x & ~1, y & ~1
-    check_derivatives(got, pos, 64)
-    for t in range(64):
-        x, y = t % 8, t // 8
+    check_derivatives(got, pos, n)
+    for t in range(n):
+        x, y, z = xyz(t)
         quad = [(x & ~1 | i & 1, y & ~1 | i >> 1) for i in range(4)]
         want = [0, int(any(q == (3, 2) for q in quad)), int(all(a + b < 9 for a, b in quad)),
-                quad[3][0] * 10 + quad[3][1]]
-        assert votes[t * 4:t * 4 + 4] == want, f"thread {t} at ({x}, {y})"
-    assert "DerivativeGroupQuads" in R.spirv_dis(R.build(DERIV_2D, profile="cs_6_7"))
+                z * 100 + quad[3][0] * 10 + quad[3][1]]
+        assert votes[t * 4:t * 4 + 4] == want, f"thread {t} at ({x}, {y}, {z})"
+    assert "DerivativeGroupQuads" in R.spirv_dis(R.build(src, profile="cs_6_7"))
 
 
 DERIV_1D = """
