@@ -613,3 +613,31 @@ def test_evaluate_attribute_of_a_half_input():
     assert dx.ok, R.diagnostics_text(dx)
     dxil_tools.check_dxil(dx.binary)
     assert R.compile_hlsl(EVALUATE_HALF, profile="ps_6_2").ok        # half is float without 16-bit types
+
+
+SAMPLE_CS_1D = """
+Texture2D<float> T : register(t0);
+SamplerState S : register(s1);
+RWStructuredBuffer<float> Out : register(u2);
+[numthreads(64, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+    // quad lane i of threads 4k..4k+3 sits at (i & 1, i >> 1); quads k of one group of four use one scale
+    float scale = (float)(1u << (t / 16u));                   // 1, 2, 4, 8 texels a thread
+    float2 xy = float2((t >> 2) * 2u + (t & 1u), (t >> 1) & 1u);
+    float2 uv = (xy * scale + 0.25) / 16.0;
+    Out[t * 2 + 0] = T.Sample(S, uv);
+    Out[t * 2 + 1] = T.CalculateLevelOfDetail(S, uv);
+}
+"""
+
+
+def test_implicit_lod_sampling_in_a_1d_compute_group():
+    """A 1-D group's quads are four consecutive threads (DerivativeGroupLinear): the LOD comes from the
+    differences between threads t ^ 1 (x) and t ^ 2 (y)."""
+    mips = 5
+    data = b"".join(R.pack("f", [10.0 * m + 1.0] * (max(1, 16 >> m) ** 2)) for m in range(mips))
+    out = R.cs(SAMPLE_CS_1D, {"T": R.image(data, 16, 16, "r32f", mips=mips), "S": R.sampler(address="wrap"),
+                              "Out": R.storage(R.sentinel(128))}, profile="cs_6_6", dxil_skip="quads")
+    got = R.unpack("f", out["Out"])
+    assert got == [v for t in range(64) for v in (10.0 * (t // 16) + 1.0, float(t // 16))]
+    assert "DerivativeGroupLinear" in R.spirv_dis(R.build(SAMPLE_CS_1D, profile="cs_6_6"))
