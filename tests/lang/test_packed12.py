@@ -241,3 +241,54 @@ def test_dot2add_values(bits16):
     assert got[:16] == want
     assert got[16:] == want
     assert [struct.pack("<f", g) for g in got[3:4]] == [struct.pack("<f", -0.0)]
+
+
+# ---------------------------------------------------------------- constant arguments: folded as at run time
+
+FOLDED = """
+StructuredBuffer<uint> Zero : register(t0);      // 0: keeps the run-time twin of each call unfolded
+RWStructuredBuffer<uint> Out : register(u1);
+[numthreads(1, 1, 1)]
+void main() {
+    uint z = Zero[0];
+    uint k = 0;
+#define BOTH(e, r) Out[k++] = (uint)(e); Out[k++] = (uint)(r);
+    BOTH(dot4add_u8packed(0xFFFFFFFFu, 0xFF80017Fu, 0xFFFFFFF0u), dot4add_u8packed(0xFFFFFFFFu + z, 0xFF80017Fu, 0xFFFFFFF0u))
+    BOTH(dot4add_i8packed(0x80808080u, 0x7F7F7F7Fu, -1), dot4add_i8packed(0x80808080u + z, 0x7F7F7F7Fu, -1))
+    BOTH(dot4add_i8packed(0xFF01807Fu, 0x80FF7F81u, 0x7FFFFFFF), dot4add_i8packed(0xFF01807Fu ^ z, 0x80FF7F81u, 0x7FFFFFFF))
+    BOTH(pack_s8(int4(-129, 128, -1, 300)), pack_s8(int4(-129, 128, -1, 300) + (int)z))
+    BOTH(pack_clamp_s8(int4(-129, 128, -1, 300)), pack_clamp_s8(int4(-129, 128, -1, 300) + (int)z))
+    BOTH(pack_clamp_u8(int4(-129, 128, -1, 300)), pack_clamp_u8(int4(-129, 128, -1, 300) + (int)z))
+    BOTH(pack_u8(uint4(0x1FF, 0x80, 0xFFFFFFFF, 7)), pack_u8(uint4(0x1FF, 0x80, 0xFFFFFFFF, 7) + z))
+    BOTH(unpack_s8s32(0x80FF017Fu).x, unpack_s8s32(0x80FF017Fu + z).x)
+    BOTH(unpack_s8s32(0x80FF017Fu).w, unpack_s8s32(0x80FF017Fu + z).w)
+    BOTH(unpack_s8s32(0x80FF017Fu).z, unpack_s8s32(0x80FF017Fu + z).z)
+    BOTH(unpack_u8u32(0x80FF017Fu).z, unpack_u8u32(0x80FF017Fu + z).z)
+    BOTH(unpack_s8s16(0x80FF017Fu).w, unpack_s8s16(0x80FF017Fu + z).w)
+    BOTH(unpack_u8u16(0x80FF017Fu).w, unpack_u8u16(0x80FF017Fu + z).w)
+    BOTH(pack_clamp_s8(int16_t4(-32768, 32767, -128, 127)), pack_clamp_s8(int16_t4(-32768, 32767, -128, 127) + (int16_t)z))
+    BOTH(pack_u8(uint16_t4(0xFFFF, 0x100, 0x80, 0)), pack_u8(uint16_t4(0xFFFF, 0x100, 0x80, 0) + (uint16_t)z))
+    BOTH(asuint(dot2add(half2(65504, -2), half2(2, 0.5), 1.0f)), asuint(dot2add(half2(65504, -2), half2(2, 0.5), 1.0f + z)))
+}
+"""
+
+
+def test_constant_arguments_fold_as_at_run_time():
+    """Each call twice: with constant arguments (folded by the front end / optimiser) and with an argument
+    read at run time; both equal the value computed here."""
+    out = R.cs(FOLDED, {"Zero": R.storage(R.pack("I", [0])), "Out": R.storage(R.sentinel(32))},
+               profile="cs_6_6", enable_16bit_types=True)
+    got = R.unpack("I", out["Out"])
+    b = nbytes
+    want = [
+        (0xFFFFFFF0 + sum(x * y for x, y in zip(b(M32), b(0xFF80017F)))) & M32,
+        (-1 + 4 * -128 * 127) & M32,
+        (0x7FFFFFFF + sum(sbyte(x) * sbyte(y) for x, y in zip(b(0xFF01807F), b(0x80FF7F81)))) & M32,
+        pack_want([-129, 128, -1, 300]), pack_want([-129, 128, -1, 300], (-128, 127)),
+        pack_want([-129, 128, -1, 300], (0, 255)), pack_want([0x1FF, 0x80, M32, 7]),
+        0x7F, (-128) & M32, 0xFFFFFFFF, 0xFF, (-128) & M32, 0x80,
+        pack_want([-32768, 32767, -128, 127], (-128, 127)), pack_want([0xFFFF, 0x100, 0x80, 0]),
+        struct.unpack("<I", struct.pack("<f", 1.0 + 65504.0 * 2 - 1.0))[0],
+    ]
+    assert got[0::2] == want, [hex(x) for x in got[0::2]]
+    assert got[1::2] == want, [hex(x) for x in got[1::2]]
