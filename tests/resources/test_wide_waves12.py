@@ -641,3 +641,32 @@ def test_implicit_lod_sampling_in_a_1d_compute_group():
     got = R.unpack("f", out["Out"])
     assert got == [v for t in range(64) for v in (10.0 * (t // 16) + 1.0, float(t // 16))]
     assert "DerivativeGroupLinear" in R.spirv_dis(R.build(SAMPLE_CS_1D, profile="cs_6_6"))
+
+
+MATCH_BITS = """
+StructuredBuffer<uint> In : register(t0);
+RWStructuredBuffer<uint> Out : register(u1);
+RWStructuredBuffer<uint> Lanes : register(u2);
+[numthreads(16, 1, 1)]
+void main(uint t : SV_GroupIndex) {
+    Lanes[t * 3] = WaveGetLaneIndex(); Lanes[t * 3 + 1] = WaveGetLaneCount(); Lanes[t * 3 + 2] = WaveReadLaneFirst(t);
+    float f = asfloat(In[t]);
+    Out[t * 3 + 0] = WaveMatch(f).x;
+    Out[t * 3 + 1] = WaveMatch((half)f).x;
+    Out[t * 3 + 2] = WaveMatch((double)f).x;
+}
+"""
+
+
+def test_wave_match_compares_bits_of_half_and_double():
+    """WaveMatch compares bits for every float width: a NaN matches the same NaN, +0 and -0 do not match."""
+    pats = [0x00000000, 0x80000000, 0x7FC00000, 0x7FC00000, 0x3F800000, 0x00000000, 0xFFC00000, 0x80000000]
+    vals = pats * 2
+    out = R.cs(MATCH_BITS, {"In": R.storage(R.pack("I", vals)), "Out": R.storage(R.sentinel(48)),
+                            "Lanes": R.storage(R.sentinel(48))},
+               profile="cs_6_5", enable_16bit_types=True, dxil_skip="wave")
+    got = R.unpack("I", out["Out"])
+    for w in waves_of(R.unpack("I", out["Lanes"]), 16):
+        for t in w:
+            mask = sum(1 << i for i, u in enumerate(w) if vals[u] == vals[t])
+            assert got[t * 3:t * 3 + 3] == [mask & M32] * 3, f"thread {t}"
