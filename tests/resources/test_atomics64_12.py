@@ -13,6 +13,7 @@ Expected values are computed here.
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
@@ -411,3 +412,49 @@ def test_refused_atomic_destinations(decl, call, want):
         line, col, msg = err.split(":", 2)
         assert (line, msg) == ("2", f" {want}"), target
         assert dest <= int(col) <= dest + 1, f"{target}: {err}"         # the name, or the [ of B[0]
+
+
+# ---------------------------------------------------------------- what the DXIL container says about them
+
+HEAP64 = """
+RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1,1,1)] void main() {
+    RWStructuredBuffer<uint64_t> b = ResourceDescriptorHeap[1];
+    InterlockedAdd(b[0], 1ull);
+    Out[0] = 1;
+}
+"""
+FLAGS64 = {"AtomicInt64OnTypedResource", "AtomicInt64OnGroupShared", "AtomicInt64OnHeapResource"}
+
+
+@pytest.mark.parametrize("name, src, want", [
+    ("structured+groupshared", PER_THREAD, {"AtomicInt64OnGroupShared"}),
+    ("typed", TYPED64, {"AtomicInt64OnTypedResource"}),
+    ("byteaddress", BAB64, set()),
+    ("heap", HEAP64, {"AtomicInt64OnHeapResource"}),
+])
+def test_dxil_declares_64bit_atomics(name, src, want):
+    """DXC's shader-feature rules (DxilShaderFlags.cpp): an i64 atomicrmw/cmpxchg (groupshared) sets
+    AtomicInt64OnGroupShared, an i64 dx.op atomic on a typed resource AtomicInt64OnTypedResource, on a heap
+    resource AtomicInt64OnHeapResource (raw and structured buffers need none: SM 6.6 requires them); each UAV
+    an i64 atomic uses carries kDxilAtomic64UseTag (3) in its record and UsedByAtomic64 in PSV0 (before
+    audit12 none of these were set, so the validator's flag check and a driver's caps check would miss them)."""
+    from harness import dxil_tools
+
+    res = R.compile_hlsl(src, profile="cs_6_6", target="dxil")
+    assert res.ok, R.diagnostics_text(res)
+    chk = dxil_tools.check_dxil(res.binary)
+    sfi0 = next(p for p in chk.container["Parts"] if p["Name"] == "SFI0")
+    flags = {k for k, v in sfi0.get("Flags", {}).items() if v}
+    assert flags & FLAGS64 == want and "Int64Ops" in flags
+    psv = next(p for p in chk.container["Parts"] if p["Name"] == "PSV0")["PSVInfo"]["Resources"]
+    used = {(r["Type"], r["LowerBound"]) for r in psv if r["Flags"] == 1}
+    nodes = dict(re.findall(r"^(!\d+) = (.*)$", chk.ir, re.M))
+    records = [line for line in nodes.values() if "ptr undef" in line]
+    tagged = [rec for rec in records if (m := re.search(r"(!\d+)}$", rec))
+              and nodes[m.group(1)].endswith("i32 3, i32 1}")]
+    if name == "heap":
+        assert not used and not tagged            # no record: the heap resource has none
+    else:
+        assert len(used) == len(tagged) >= 1
+        assert all('!"Orig"' not in line for line in tagged)      # Orig is stored to, not used atomically

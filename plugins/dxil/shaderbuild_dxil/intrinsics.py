@@ -594,6 +594,8 @@ def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value],
     if isinstance(p, BufferPlace):
         c = buffer_coords(L, p)
         ov = _ov(vals[0])
+        if ov == "i64":
+            p.res.atomic64 = True
         if e.name in ATOMIC_OP:
             code = ATOMIC_OP[e.name]
             if isinstance(code, tuple):
