@@ -17,6 +17,7 @@ rounds (the order of a float reduction is unspecified).
 from __future__ import annotations
 
 import math
+import re
 import struct
 from dataclasses import dataclass
 
@@ -711,3 +712,47 @@ def test_nan_lanes_in_min_max_and_all_equal():
         same = float(len(real) == len(xs) and len(set(real)) == 1)
         for t in w:
             assert got[t * 7:t * 7 + 7] == [min(real), min(real), max(real), min(real), same, same, same], f"thread {t}"
+
+
+# ---------------------------------------------------------------- what the DXIL container says about derivatives
+
+SM68_CS = """
+RWStructuredBuffer<float> Out : register(u0);
+groupshared float g[4];
+[numthreads(4, 1, 1)] void main(uint t : SV_GroupIndex) {
+    g[t] = t;
+    BARRIER;
+    Out[t] = DERIV;
+}
+"""
+
+
+def _sfi0(blob: bytes) -> int:
+    """The 64-bit SFI0 word of a DXIL container (read from the part table here, independently of the backend)."""
+    for i in range(struct.unpack_from("<I", blob, 28)[0]):
+        off = struct.unpack_from("<I", blob, 32 + 4 * i)[0]
+        if blob[off:off + 4] == b"SFI0":
+            return struct.unpack_from("<Q", blob, off + 8)[0]
+    raise AssertionError("no SFI0 part")
+
+
+@pytest.mark.parametrize("profile, barrier, deriv, want", [
+    ("cs_6_8", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)", 0x30000000000),
+    ("cs_6_8", "DeviceMemoryBarrier()", "ddx(g[t ^ 1] * t)", 0x10000000000),
+    ("cs_6_8", "GroupMemoryBarrier()", "g[t ^ 1]", 0x20000000000),
+    ("cs_6_7", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)", 0),
+])
+def test_dxil_declares_derivatives_and_group_use(profile, barrier, deriv, want):
+    """DXC's optional feature bits (validator 1.8+, SM 6.8): OptFeatureInfo_UsesDerivatives (0x10000000000) for a
+    derivative, implicit-LOD sample or LOD query, OptFeatureInfo_RequiresGroup (0x20000000000) for a barrier
+    that syncs or fences the group (DeviceMemoryBarrier's UAVFenceGlobal does not); before 1.8 neither exists.
+    The shader flags of dx.entryPoints carry them as bits 39 and 40."""
+    from harness import dxil_tools
+
+    src = SM68_CS.replace("BARRIER", barrier).replace("DERIV", deriv)
+    res = R.compile_hlsl(src, profile=profile, target="dxil")
+    assert res.ok, R.diagnostics_text(res)
+    chk = dxil_tools.check_dxil(res.binary)
+    assert _sfi0(res.binary) & 0x30000000000 == want
+    (flags,) = re.findall(r"!\{i32 0, i64 (\d+)", chk.ir)
+    assert (int(flags) >> 39 & 3) << 40 == want

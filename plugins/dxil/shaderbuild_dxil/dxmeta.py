@@ -40,7 +40,8 @@ SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "atomic64_typed": 27, "atomic64_groupshared": 28,
                     "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31, "atomic64_heap": 32,
-                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37}
+                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37,
+                    "uses_derivatives": 39, "requires_group": 40}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
@@ -48,7 +49,8 @@ FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, 
                 "derivatives_mesh_amp": 0x1000000, "atomic64_heap": 0x10000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
                 "advanced_texture_ops": 0x20000000,                       # SM 6.7
-                "sample_cmp_gradient_or_bias": 0x80000000}                # SM 6.8
+                "sample_cmp_gradient_or_bias": 0x80000000,                # SM 6.8
+                "uses_derivatives": 0x10000000000, "requires_group": 0x20000000000}   # OptFeatureInfo_* (valver 1.8)
 # SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
 # i32/i16 overloads of the sample ops)
 _INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
@@ -123,6 +125,10 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("advanced_texture_ops")
                 elif callee.name in _ATOMIC64_FNS:    # (callee, opcode, handle, ...)
                     feats.update(_atomic64_features(inst.operands[2], resources))
+                elif callee.name == "dx.op.barrier":    # (callee, opcode, mode): any mode but UAVFenceGlobal (2)
+                    mode = inst.operands[2]
+                    if isinstance(mode, ConstInt) and mode.value != 2:
+                        feats.add("requires_group")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
@@ -146,6 +152,14 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
         feats.add("derivatives_mesh_amp")       # SM 6.6 derivatives (DXC: DerivativesInMeshAndAmpShaders)
     if any(r.is_raw_or_structured for r in resources):
         feats.add("raw_structured")
+    # DXC's CollectShaderFlags from validator 1.8: the function's derivatives (implicit-LOD samples, LOD queries,
+    # ddx/ddy) and its need of a group (a barrier that syncs or fences the group)
+    if validator_version(lm.sm) >= (1, 8):
+        if any(lm.ops.used[op].flags & {"gradient"} and not lm.ops.used[op].flags & {"feedback"}
+               for op in used_ops if op in lm.ops.used):
+            feats.add("uses_derivatives")
+    else:
+        feats.discard("requires_group")
 
     if any(r.rov for r in resources):
         feats.add("rovs")
