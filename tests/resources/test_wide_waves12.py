@@ -756,3 +756,45 @@ def test_dxil_declares_derivatives_and_group_use(profile, barrier, deriv, want):
     assert _sfi0(res.binary) & 0x30000000000 == want
     (flags,) = re.findall(r"!\{i32 0, i64 (\d+)", chk.ir)
     assert (int(flags) >> 39 & 3) << 40 == want
+
+
+HELPER_VS = """
+float4 main(uint id : SV_VertexID) : SV_Position {
+    float2 p = id == 0 ? float2(0, 0) : id == 1 ? float2(8.3, 0) : float2(0, 8.3);     // in pixels
+    return float4(p / 4.0 - 1.0, 0.0, 1.0);
+}
+"""
+HELPER_PS = """
+RWStructuredBuffer<uint> Out : register(u1);
+float4 main(float4 pos : SV_Position) : SV_Target {
+    uint x = (uint)pos.x, y = (uint)pos.y;
+    uint h = IsHelperLane() ? 1u : 0u;
+    uint across = QuadReadAcrossX(h) | QuadReadAcrossY(h) << 1 | QuadReadAcrossDiagonal(h) << 2;
+    if (!IsHelperLane())
+        Out[y * 8 + x] = across | (QuadAny(x + y == 7) ? 8u : 0u) | (QuadAll(x + y < 8) ? 16u : 0u);
+    return float4(1, 1, 1, 1);
+}
+"""
+
+
+def test_helper_lanes_in_pixel_quads():
+    """A triangle covering the pixels with x + y <= 7 of an 8x8 target (no edge through a pixel centre): in a
+    partly covered quad the uncovered pixels run as helper lanes: IsHelperLane() is true there, quad reads
+    see it, QuadAny/QuadAll (SM 6.7) count the helpers' conditions too, and helpers write nothing (drawn from
+    our SPIR-V and from our DXIL through dxil-spirv, which must write the same buffer)."""
+    _targets, bufs = R.draw(HELPER_VS, HELPER_PS, 8, 8, {"Out": R.storage(R.sentinel(64))}, full=True,
+                            ps_profile="ps_6_7")
+    got = R.unpack("I", bufs["Out"])
+
+    def covered(x: int, y: int) -> bool:
+        return x + y <= 7
+    for y in range(8):
+        for x in range(8):
+            if not covered(x, y):
+                assert got[y * 8 + x] == R.SENTINEL, f"helper ({x}, {y}) wrote"
+                continue
+            quad = [(x & ~1 | i & 1, y & ~1 | i >> 1) for i in range(4)]
+            helper = [int(not covered(x ^ dx, y ^ dy)) for dx, dy in ((1, 0), (0, 1), (1, 1))]
+            want = helper[0] | helper[1] << 1 | helper[2] << 2 | 8 * any(a + b == 7 for a, b in quad) \
+                | 16 * all(a + b < 8 for a, b in quad)
+            assert got[y * 8 + x] == want, f"pixel ({x}, {y})"
