@@ -458,3 +458,68 @@ def test_dxil_declares_64bit_atomics(name, src, want):
     else:
         assert len(used) == len(tagged) >= 1
         assert all('!"Orig"' not in line for line in tagged)      # Orig is stored to, not used atomically
+
+
+# ---------------------------------------------------------------- a component picked at run time
+
+PICKED = """
+struct S { MAT m; VEC v; VEC w; };        // one layout on Vulkan (std430) and D3D
+struct W { MAT m; };
+RWStructuredBuffer<W> M : register(u2);
+RWStructuredBuffer<S> B : register(u4);
+RWStructuredBuffer<ELEM> O : register(u3);
+[numthreads(1, 1, 1)] void main() {
+    uint r = (uint)O[9], one = (uint)O[8];          // 0 and 1 at run time
+    ELEM o;
+    InterlockedAdd(M[0].m._12, 100, o); O[0] = o;        // m01
+    InterlockedAdd(M[1].m[r][one], 100, o); O[1] = o;    // m01, both indices at run time
+    InterlockedAdd(M[2].m[one][r], 100, o); O[2] = o;    // m10
+    InterlockedAdd(M[3].m[one][1], 100, o); O[3] = o;    // m11, the row at run time
+    InterlockedAdd(B[0].m[r][1], 1000, o); O[4] = o;     // m01 of a struct member
+    InterlockedAdd(B[1].v[one], 1000, o); O[5] = o;      // v.y
+}
+"""
+
+
+def _picked_want(row_major: bool) -> tuple[list[int], list[int], list[int]]:
+    """(M, B, originals) after PICKED, from the D3D layout: a column_major matrix stores m00 m10 m01 m11."""
+    at = (lambda r, c: 2 * r + c) if row_major else (lambda r, c: 2 * c + r)
+    m = [1, 2, 3, 4] * 4
+    orig = []
+    for k, (r, c) in enumerate([(0, 1), (0, 1), (1, 0), (1, 1)]):
+        orig.append(m[4 * k + at(r, c)])
+        m[4 * k + at(r, c)] += 100
+    b = list(range(8)) * 2          # S: m (4 words), v, w (2 words each)
+    orig += [b[at(0, 1)], b[8 + 5]]
+    b[at(0, 1)] += 1000
+    b[8 + 5] += 1000
+    return m, b, orig
+
+
+@pytest.mark.parametrize("mat", ["row_major int2x2", "row_major uint2x2"])
+def test_atomic_on_a_component_picked_at_run_time(mat):
+    """InterlockedAdd on a matrix element or vector component of a structured-buffer element chosen by run-time
+    indices (the DXIL backend refused it before audit12: 'needs a buffer element or groupshared destination';
+    the SPIR-V one compiled it).  row_major: the layout both targets share (DXC's SPIR-V stores a non-float
+    matrix as rows whatever its orientation)."""
+    elem = "int" if mat.split()[-1].startswith("int") else "uint"
+    src = PICKED.replace("MAT", mat).replace("VEC", elem + "2").replace("ELEM", elem)
+    code = "i" if elem == "int" else "I"
+    out = R.cs(src, {"M": R.storage(R.pack(code, [1, 2, 3, 4] * 4)), "B": R.storage(R.pack(code, list(range(8)) * 2)),
+                     "O": R.storage(R.pack(code, [0] * 8 + [1, 0]))}, profile="cs_6_6")
+    m, b, orig = _picked_want(True)
+    assert R.unpack(code, out["M"]) == m
+    assert R.unpack(code, out["B"]) == b
+    assert R.unpack(code, out["O"])[:6] == orig
+
+
+def test_atomic_on_a_component_picked_at_run_time_column_major_dxil():
+    """The same on column_major matrices (DXIL only: D3D's layout, m01 is the third word)."""
+    from lang_util import run_backend
+
+    src = PICKED.replace("MAT", "int2x2").replace("VEC", "int2").replace("ELEM", "int")
+    m, b, orig = _picked_want(False)
+    for backend in ("dxil", "dxil-vk"):
+        got = run_backend(backend, src, {"M": ("int", [1, 2, 3, 4] * 4), "B": ("int", list(range(8)) * 2),
+                                         "O": ("int", [0] * 8 + [1, 0])}, profile="cs_6_6")
+        assert (got["M"], got["B"], got["O"][:6]) == (m, b, orig), backend
