@@ -282,7 +282,7 @@ def _atomic_bin_op(d: OpDecl) -> str:
     """(op, handle, i32 atomicOp, c0, c1, c2, i32 value) -> old value."""
     if d.overload == "i64":
         return (f"define i64 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-                "  %p = call ptr @rt_atomic_addr64(ptr %h, i32 %a3, i32 %a4)\n"
+                "  %p = call ptr @rt_atomic_addr64(ptr %h, i32 %a3, i32 %a4, i32 %a5)\n"
                 "  %r = call i64 @rt_atomic_i64(ptr %p, i32 %a2, i64 %a6)\n  ret i64 %r\n}\n")
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
             "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a3, i32 %a4, i32 %a5)\n"
@@ -293,7 +293,7 @@ def _atomic_cmpxchg(d: OpDecl) -> str:
     """(op, handle, c0, c1, c2, i32 compare, i32 value) -> old value."""
     if d.overload == "i64":
         return (f"define i64 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
-                "  %p = call ptr @rt_atomic_addr64(ptr %h, i32 %a2, i32 %a3)\n"
+                "  %p = call ptr @rt_atomic_addr64(ptr %h, i32 %a2, i32 %a3, i32 %a4)\n"
                 "  %r = call i64 @rt_cmpxchg_i64(ptr %p, i64 %a5, i64 %a6)\n  ret i64 %r\n}\n")
     return (f"define i32 @{d.name}({_sig(d)}) {{\n  %h = extractvalue {d.params[1]} %a1, 0\n"
             "  %p = call ptr @rt_atomic_addr(ptr %h, i32 %a2, i32 %a3, i32 %a4)\n"
@@ -494,7 +494,7 @@ declare i32 @rt_atomic_i32(ptr, i32, i32)
 declare i32 @rt_cmpxchg_i32(ptr, i32, i32)
 declare ptr @rt_addr(ptr, i32, i32, i32, i32)
 declare ptr @rt_atomic_addr(ptr, i32, i32, i32)
-declare ptr @rt_atomic_addr64(ptr, i32, i32)
+declare ptr @rt_atomic_addr64(ptr, i32, i32, i32)
 declare i64 @rt_atomic_i64(ptr, i32, i64)
 declare i64 @rt_cmpxchg_i64(ptr, i64, i64)
 declare i32 @rt_update_counter(ptr, i32)

@@ -104,9 +104,15 @@ uint32_t rt_atomic_i32(uint32_t *p, int op, uint32_t v) {
     return old;
 }
 
-/* The 64-bit cell of a buffer atomic (SM 6.6: structured elements, raw byte offsets). */
-void *rt_atomic_addr64(Res *r, uint32_t c0, uint32_t c1) {
-    return rt_addr(r, c0, c1, 0, 8);
+/* The 64-bit cell of an atomic (SM 6.6: structured elements, raw byte offsets, and the rg32ui texel of a
+ * typed buffer or texture, which D3D's 64-bit typed atomics work on). */
+void *rt_atomic_addr64(Res *r, uint32_t c0, uint32_t c1, uint32_t c2) {
+    if (r->kind >= S_1D && r->kind <= S_CUBE_ARRAY && r->fmt) {
+        uint8_t *p = texel_at(r, 0, (int)c0, (int)c1, (int)c2);
+        if (!p) { memset(scratch, 0, sizeof scratch); return scratch; }
+        return p;
+    }
+    return rt_addr(r, c0, r->kind == K_TYPED ? 0 : c1, 0, 8);
 }
 
 uint64_t rt_atomic_i64(uint64_t *p, int op, uint64_t v) {

@@ -150,6 +150,7 @@ class Context:
         self.qfi = next(i for i, f in enumerate(families) if f.queueFlags & vk.VK_QUEUE_COMPUTE_BIT)
         have = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
         self.extensions = [e for e, _c, _s in _OPTIONAL_EXTENSIONS if e in have]
+        self.available = sorted(have)   # every device extension, enabled or not (reported by the info op)
         self.xfb = _XFB_EXTENSION in self.extensions
         self._features = self._query_features()
         ext_names = [ffi.new("char[]", e.encode()) for e in self.extensions]
@@ -872,7 +873,7 @@ _OPS = {
     "graphics": run_graphics,
     "raytrace": lambda ctx, r: vkraytrace.run(ctx, r, Resources, Descriptors, _submit_and_wait),
     "info": lambda ctx, r: {"device": ctx.props.deviceName, "api": ctx.props.apiVersion,
-                            "features": ctx.feature_flags()},
+                            "features": ctx.feature_flags(), "available_extensions": ctx.available},
     "crash": lambda ctx, r: _crash(ctx, r.get("how", "exit")),
 }
 

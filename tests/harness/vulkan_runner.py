@@ -225,7 +225,8 @@ def shutdown() -> None:
 
 
 def device_info() -> dict:
-    """{'device': name, 'api': packed version, 'features': {name: enabled}} of the worker's device."""
+    """{'device': name, 'api': packed version, 'features': {name: enabled}, 'available_extensions': [name]} of
+    the worker's device."""
     return _call({"op": "info"})
 
 

@@ -590,13 +590,13 @@ void main(uint t : SV_GroupIndex, uint3 id : SV_GroupThreadID) {
 """
 
 
-@pytest.mark.parametrize("profile, backend", [("cs_6_0", "spirv"), ("cs_6_0", "dxil-vk"), ("cs_6_6", "spirv")])
+@pytest.mark.parametrize("profile, backend", [("cs_6_0", "spirv"), ("cs_6_0", "dxil-vk"), ("cs_6_6", "spirv"),
+                                              ("cs_6_6", "dxil-vk")])
 def test_quads_of_a_2d_compute_group(profile, backend):
     """From SM 6.6 a compute shader's quads are those of its derivatives: 2x2 threads of a 2-D group (quad
     lane 0 top-left, 1 top-right, 2 bottom-left), so our SPIR-V gives a quad op the DerivativeGroupQuads mode
     as it does ddx (it used four consecutive lanes).  Before SM 6.6 a quad is four consecutive lanes of the
-    wave (as DXC's issue 8886 asks to keep; dxil-spirv agrees).  The SM 6.6 DXIL cannot be checked through
-    dxil-spirv here: Debian's spirv-val rejects its KHR derivative-group capability (a listed harness limit)."""
+    wave (as DXC's issue 8886 asks to keep; dxil-spirv agrees)."""
     n = 32
     got, ws = run(backend, QUADS_2D, n, {"Out": ("uint", n * 5)}, profile=profile)
     ident = [(t // 16) * 100 + (t // 4 % 4) * 10 + t % 4 for t in range(n)]
@@ -673,10 +673,9 @@ void main(uint t : SV_GroupIndex) {
 """
 
 
-def test_quad_any_and_all():
-    """QuadAny/QuadAll (SM 6.7) over the quads of a 1-D compute group: four consecutive threads at SM 6.6+.
-    Our SPIR-V only: the DXIL through dxil-spirv meets the harness's compute-derivatives limit (SM 6.6+)."""
-    backend = "spirv"
+@pytest.mark.parametrize("backend", VK)
+def test_quad_any_and_all(backend):
+    """QuadAny/QuadAll (SM 6.7) over the quads of a 1-D compute group: four consecutive threads at SM 6.6+."""
     assert compile_cs(QUAD_VOTE, "dxil", profile="cs_6_7").ok
     vals = [(t * 7 + 3) % 13 for t in range(32)]
     got = run_backend(backend, QUAD_VOTE, {"Out": ("uint", 96)}, {"In": ("uint", vals)}, profile="cs_6_7")

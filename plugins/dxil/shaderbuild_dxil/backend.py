@@ -230,6 +230,7 @@ def library_rdat(lm: LoweredModule) -> bytes:
     (kind, payload and attribute sizes, features, stage, minimum shader model) and the
     state-object subobjects."""
     from .rdat import (
+        RESOURCE_FLAG_ATOMICS64,
         RESOURCE_FLAG_GLOBALLY_COHERENT,
         RESOURCE_FLAG_UAV_COUNTER,
         RdatFunction,
@@ -243,7 +244,8 @@ def library_rdat(lm: LoweredModule) -> bytes:
     index = {id(r): i for i, r in enumerate(table)}
     resources = [RdatResource(_RDAT_CLASS[r.res_class], r.shape, r.range_id, r.space, r.lower, r.upper, r.var.name,
                               (RESOURCE_FLAG_UAV_COUNTER if r.has_counter else 0)
-                              | (RESOURCE_FLAG_GLOBALLY_COHERENT if r.globally_coherent else 0)) for r in table]
+                              | (RESOURCE_FLAG_GLOBALLY_COHERENT if r.globally_coherent else 0)
+                              | (RESOURCE_FLAG_ATOMICS64 if r.atomic64 else 0)) for r in table]
     functions = []
     for lf in lm.library:
         kind = SHADER_KINDS[lf.kind]

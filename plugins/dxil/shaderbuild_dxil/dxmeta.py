@@ -38,15 +38,19 @@ GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
-                    "raytracing_1_1": 25, "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31,
-                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37}
+                    "raytracing_1_1": 25, "atomic64_typed": 27, "atomic64_groupshared": 28,
+                    "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31, "atomic64_heap": 32,
+                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37,
+                    "uses_derivatives": 39, "requires_group": 40}
 FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
-                "raytracing_1_1": 0x100000, "derivatives_mesh_amp": 0x1000000,
+                "raytracing_1_1": 0x100000, "atomic64_typed": 0x400000, "atomic64_groupshared": 0x800000,
+                "derivatives_mesh_amp": 0x1000000, "atomic64_heap": 0x10000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
                 "advanced_texture_ops": 0x20000000,                       # SM 6.7
-                "sample_cmp_gradient_or_bias": 0x80000000}                # SM 6.8
+                "sample_cmp_gradient_or_bias": 0x80000000,                # SM 6.8
+                "uses_derivatives": 0x10000000000, "requires_group": 0x20000000000}   # OptFeatureInfo_* (valver 1.8)
 # SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
 # i32/i16 overloads of the sample ops)
 _INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
@@ -119,9 +123,17 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("typed_uav_load_formats")
                 elif callee.name.startswith(_INTEGER_SAMPLES) and callee.name.endswith((".i32", ".i16")):
                     feats.add("advanced_texture_ops")
+                elif callee.name in _ATOMIC64_FNS:    # (callee, opcode, handle, ...)
+                    feats.update(_atomic64_features(inst.operands[2], resources))
+                elif callee.name == "dx.op.barrier":    # (callee, opcode, mode): any mode but UAVFenceGlobal (2)
+                    mode = inst.operands[2]
+                    if isinstance(mode, ConstInt) and mode.value != 2:
+                        feats.add("requires_group")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
+                if op in ("atomicrmw", "cmpxchg") and inst.operands[-1].type == T.i64:
+                    feats.add("atomic64_groupshared")       # (buffers' atomics are dx.op calls)
     for callee in callees.values():
         add(callee.type)
         types.update(callee.ftype.params)
@@ -140,6 +152,15 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
         feats.add("derivatives_mesh_amp")       # SM 6.6 derivatives (DXC: DerivativesInMeshAndAmpShaders)
     if any(r.is_raw_or_structured for r in resources):
         feats.add("raw_structured")
+    # DXC's CollectShaderFlags from validator 1.8: the function's derivatives (implicit-LOD samples, LOD queries,
+    # ddx/ddy) and its need of a group (a barrier that syncs or fences the group)
+    if validator_version(lm.sm) >= (1, 8):
+        if any(lm.ops.used[op].flags & {"gradient"} and not lm.ops.used[op].flags & {"feedback"}
+               for op in used_ops if op in lm.ops.used):
+            feats.add("uses_derivatives")
+    else:
+        feats.discard("requires_group")
+
     if any(r.rov for r in resources):
         feats.add("rovs")
     if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in resources):
@@ -155,6 +176,37 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
         feats.add("viewport_rt_index")
     return feats
+
+
+_ATOMIC64_FNS = frozenset({"dx.op.atomicBinOp.i64", "dx.op.atomicCompareExchange.i64"})
+
+
+def _atomic64_features(handle: Value, resources: list[ResourceInfo]) -> set[str]:
+    """A 64-bit atomic's flags (DXC's CollectShaderFlags): on a typed resource, on one from the descriptor
+    heap (found through annotateHandle's properties and the handle it annotates)."""
+    out: set[str] = set()
+    if isinstance(handle, Instruction) and handle.op in ("phi", "select"):
+        for v in handle.operands:
+            if v.type == handle.type:
+                out |= _atomic64_features(v, resources)
+        return out
+    if not (isinstance(handle, Instruction) and handle.op == "call" and isinstance(handle.operands[0], Function)):
+        return out
+    name, args = handle.operands[0].name, handle.operands[1:]
+    if name == HEAP_HANDLE_FN:
+        out.add("atomic64_heap")
+    elif name == "dx.op.annotateHandle":        # (opcode, handle, props {d0, d1})
+        props = args[2]
+        words = [x.value for x in props.elems if isinstance(x, ConstInt)] if isinstance(props, ConstAggregate) else []
+        if words and words[0] & 0xFF in _TYPED_KINDS:
+            out.add("atomic64_typed")
+        out |= _atomic64_features(args[1], resources)
+    elif name == "dx.op.createHandle":          # (opcode, i8 class, i32 range id, index, non-uniform)
+        cls, rid = args[1], args[2]
+        if any(isinstance(cls, ConstInt) and isinstance(rid, ConstInt) and CLASS_INDEX[r.res_class] == cls.value
+               and r.range_id == rid.value and r.shape in _TYPED_KINDS for r in resources):
+            out.add("atomic64_typed")
+    return out
 
 
 def _multi_component_uav(handle: Value, resources: list[ResourceInfo]) -> bool:

@@ -7,6 +7,8 @@ Everything works on scalarised values (lists of LLVM scalars).
 
 from __future__ import annotations
 
+import itertools
+
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
 from shaderbuild.ir.resource_kinds import KINDS, ResourceKind
@@ -559,6 +561,9 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
         off = L.mul_add(p.index, size, 0)
         return BufferPlace(b.res, b.handle, b.index, p.type, b.offset,
                            off if b.dyn_offset is None else L.add(b.dyn_offset, off), row_major=b.row_major)
+    picked = _picked_component(L, p)
+    if picked is not None:
+        return picked
     while isinstance(p, CompPlace) and isinstance(p.base, CompPlace):     # m._12 is row 0, then its component 1
         p = CompPlace(p.base.base, [p.base.comps[c] for c in p.comps], p.type)
     if isinstance(p, CompPlace) and len(p.comps) == 1 and isinstance(p.base, BufferPlace) \
@@ -569,6 +574,42 @@ def _atomic_place(L: FunctionLowerer, e: ir.Intrinsic) -> Place:
         at = component_offsets(b.type, "dx_structured", bool(b.row_major))[p.comps[0]]
         p = BufferPlace(b.res, b.handle, b.index, p.type, b.offset + at, b.dyn_offset, row_major=b.row_major)
     return p
+
+
+def _picked_component(L: FunctionLowerer, p: Place) -> BufferPlace | None:
+    """One component of a vector or matrix in a structured buffer reached through selections of which at least
+    one is dynamic (`InterlockedAdd(buf[i][r][1], v)`, `buf[i].m[r][c]`): its own word, at the offset of the
+    component the run-time indices pick (a select over the few candidates)."""
+    chain, q = [], p
+    while isinstance(q, (CompPlace, DynCompPlace)):
+        chain.append(q)
+        q = q.base
+    dyns = [c for c in chain if isinstance(c, DynCompPlace)]
+    if not (dyns and isinstance(q, BufferPlace) and q.res.shape == STRUCTURED
+            and isinstance(q.type, (ir.Vector, ir.Matrix)) and ir.scalar_of(p.type) == p.type):
+        return None
+    offsets = component_offsets(q.type, "dx_structured", bool(q.row_major))
+    off: Value | None = None
+    for choice in itertools.product(*(range(len(d.groups)) for d in dyns)):
+        picks = dict(zip(map(id, dyns), choice))
+        comps = list(range(len(offsets)))
+        for c in reversed(chain):
+            comps = [comps[k] for k in (c.groups[picks[id(c)]] if isinstance(c, DynCompPlace) else c.comps)]
+        if len(comps) != 1:
+            return None
+        at: Value = ConstInt(T.i32, offsets[comps[0]])
+        if off is None:
+            off = at
+            continue
+        hit: Value | None = None
+        for d, g in zip(dyns, choice):
+            eq = L.b.icmp("eq", d.index, ConstInt(T.i32, g))
+            hit = eq if hit is None else L.b.and_(hit, eq)
+        assert hit is not None
+        off = L.b.select(hit, at, off)
+    assert off is not None
+    return BufferPlace(q.res, q.handle, q.index, p.type, q.offset, off if q.dyn_offset is None else L.add(q.dyn_offset, off),
+                       row_major=q.row_major)
 
 
 @intrinsic(*ATOMIC_OP, "InterlockedCompareExchange", "InterlockedCompareStore")
@@ -594,6 +635,8 @@ def _atomic_on(L: FunctionLowerer, e: ir.Intrinsic, p: Place, vals: list[Value],
     if isinstance(p, BufferPlace):
         c = buffer_coords(L, p)
         ov = _ov(vals[0])
+        if ov == "i64":
+            p.res.atomic64 = True
         if e.name in ATOMIC_OP:
             code = ATOMIC_OP[e.name]
             if isinstance(code, tuple):

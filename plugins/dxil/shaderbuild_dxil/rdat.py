@@ -20,7 +20,7 @@ from shaderbuild.records import DataRecord, Record
 
 __all__ = ["RdatResource", "RdatFunction", "RdatSubobject", "rdat_part", "NULL_REF", "RDAT_VERSION", "PART_TYPES",
            "FUNCTION_STRIDE", "RESOURCE_STRIDE", "SUBOBJECT_STRIDE", "encode_min_target", "parse_rdat",
-           "RESOURCE_FLAG_UAV_COUNTER", "RESOURCE_FLAG_GLOBALLY_COHERENT"]
+           "RESOURCE_FLAG_UAV_COUNTER", "RESOURCE_FLAG_GLOBALLY_COHERENT", "RESOURCE_FLAG_ATOMICS64"]
 
 RDAT_VERSION = 0x10
 NULL_REF = 0xFFFFFFFF
@@ -31,6 +31,7 @@ FUNCTION_STRIDE = 11 * 4     # Name, UnmangledName, Resources, FunctionDependenc
 SUBOBJECT_STRIDE = 6 * 4     # Kind, Name, then the union of the kinds' records (a hit group's 4 u32s)
 RESOURCE_FLAG_UAV_COUNTER = 1 << 1
 RESOURCE_FLAG_GLOBALLY_COHERENT = 1 << 0
+RESOURCE_FLAG_ATOMICS64 = 1 << 4     # RDAT::DxilResourceFlag::Atomics64Use
 
 
 class RdatResource(DataRecord):

@@ -42,7 +42,7 @@ _COMPONENT_TYPE = {("bool", 32): 1, ("int", 16): 2, ("uint", 16): 3, ("int", 32)
 # SNormF16 11 .. UNormF64 16)
 _NORM_COMPONENT_TYPE = {("snorm", 16): 11, ("unorm", 16): 12, ("snorm", 32): 13, ("unorm", 32): 14,
                         ("snorm", 64): 15, ("unorm", 64): 16}
-TAG_ELEMENT_TYPE, TAG_STRIDE = 0, 1
+TAG_ELEMENT_TYPE, TAG_STRIDE, TAG_ATOMIC64 = 0, 1, 3
 
 
 class ResourceInfo(DataRecord):
@@ -66,6 +66,7 @@ class ResourceInfo(DataRecord):
     rov: bool = False            # a rasterizer-ordered view (UAV metadata, ResourceProperties, the ROVs flag)
     samples: int = 0             # Texture2DMS<T, N>: N, the SRV record's sample count
     globally_coherent: bool = False  # a `globallycoherent` UAV (UAV metadata, ResourceProperties, RDAT flags)
+    atomic64: bool = False       # a 64-bit atomic uses it (UAV metadata tag 3, PSV0 UsedByAtomic64, SFI0 flags)
 
     @property
     def upper(self) -> int:
@@ -219,11 +220,14 @@ def resource_records(infos: list[ResourceInfo]) -> MDNode | None:
         sym = r.symbol if r.symbol is not None else Undef(symbol_type(r).ptr())
         common = [_i32(r.range_id), MDValue(sym), MDString(r.var.name), _i32(r.space),
                   _i32(r.lower), _i32(size)]
-        tags = None
+        tag_list: list = []
         if r.shape == KIND_STRUCTURED:
-            tags = MDNode([_i32(TAG_STRIDE), _i32(r.stride)])
+            tag_list = [_i32(TAG_STRIDE), _i32(r.stride)]
         elif r.comp_type:
-            tags = MDNode([_i32(TAG_ELEMENT_TYPE), _i32(r.comp_type)])
+            tag_list = [_i32(TAG_ELEMENT_TYPE), _i32(r.comp_type)]
+        if r.atomic64:          # DXC (valver 1.6+): kDxilAtomic64UseTag on a UAV a 64-bit atomic uses
+            tag_list += [_i32(TAG_ATOMIC64), _i32(1)]
+        tags = MDNode(tag_list) if tag_list else None
         if r.res_class == "SRV":
             rec = [*common, _i32(r.shape), _i32(r.samples), tags]
         elif r.res_class == "UAV":
@@ -257,7 +261,8 @@ def psv_resources(infos: list[ResourceInfo]) -> list[PSVResource]:
                 name = _PSV_TYPE.get((cls, r.shape), f"{cls}Typed")
                 if name == "UAVStructured" and r.has_counter:
                     name = "UAVStructuredWithCounter"
-            out.append(PSVResource(PSV_RESOURCE_TYPE[name], r.space, r.lower, r.upper, r.shape))
+            out.append(PSVResource(PSV_RESOURCE_TYPE[name], r.space, r.lower, r.upper, r.shape,
+                                   1 if r.atomic64 else 0))      # PSVResourceFlag::UsedByAtomic64
     return out
 
 

@@ -845,11 +845,20 @@ def _sincos(fe: ExprEmitter, e: Intrinsic) -> None:
 
 
 def _derivative(opname: str, cap: str | None = None) -> Lowering:
+    """OpDPdx... take 32-bit floats only: a half (-enable-16bit-types) is widened and the result narrowed
+    back, as DXC does."""
+    def deriv(fe: ExprEmitter, rt: Type, xs: list[int]) -> int:
+        s = scalar_of(rt)
+        if s is None or s.width == 32:
+            return fe.op(opname, fe.tid(rt), *xs)
+        wide = with_scalar(rt, FLOAT)
+        return fe.convert(fe.op(opname, fe.tid(wide), fe.convert(xs[0], rt, wide)), wide, rt)
+
     def lower(fe: ExprEmitter, e: Intrinsic) -> int:
         compute_derivatives(fe.ctx)
         if cap:
             fe.b.capability(cap)
-        return _per_row(fe, e, lambda rt, xs: fe.op(opname, fe.tid(rt), *xs))
+        return _per_row(fe, e, lambda rt, xs: deriv(fe, rt, xs))
     return lower
 
 
@@ -860,6 +869,10 @@ def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
     arg = e.args[0]
     if not isinstance(arg, Load):
         raise error(f"'{e.name}' needs a pixel shader input")
+    s = scalar_of(e.type)
+    if s is not None and s.width != 32:
+        raise error(f"'{e.name}' of a {s.width}-bit input is not supported when targeting SPIR-V: GLSL.std.450 "
+                    "InterpolateAt* takes 32-bit floats (declare the input as float)")
     fe.b.capability("InterpolationFunction")
     ptr = fe.pointer(fe.place(arg.place))
     rt = fe.tid(e.type)
