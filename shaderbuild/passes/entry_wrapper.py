@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import SourceLoc, error
-from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
+from ..front.semantics import SPECIAL_POINTS, TESS_FACTOR_TYPES, lookup, split_semantic
 from ..ir.clone import clone_expr
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
@@ -83,9 +83,10 @@ class _Builder:
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
         key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
+        plain = vk[1] is None and self._special_point_value(semantic, direction, loc) == "plain"
         if self.reuse_inputs and direction == "in" and key in self.io_vars:
             return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
-        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream)
+        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream, plain)
         io = var.io
         assert io is not None
         io.per_primitive = self.per_primitive and direction == "in"
@@ -97,9 +98,34 @@ class _Builder:
         (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
         return var
 
+    def _special_point_value(self, semantic: str, direction: str, loc: SourceLoc | None) -> str | None:
+        """At DXC's tessellation signature points (semantics.SPECIAL_POINTS): how `semantic` is
+        taken there ('sv' or 'plain'), or a located error where DXC refuses it; None elsewhere."""
+        if self.stage not in ("hull", "domain"):
+            return None
+        if self.arrayed is not None:
+            point: str | None = "CP"
+        elif self.stage == "hull":
+            point = ("PCOut" if self.patch else None) if direction == "out" else "PCIn" if self.patch else "HSIn"
+        else:
+            point = "DSIn" if direction == "in" else None
+        if point is None:
+            return None
+        sv = lookup(semantic)
+        if point == "CP" and sv is not None and sv.name in TESS_FACTOR_TYPES:
+            return None         # (tess_factor_type says why it is refused)
+        how = SPECIAL_POINTS[point].get(sv.name if sv is not None else "" if not semantic.upper().startswith("SV_")
+                                        else semantic)
+        if how is None:
+            what = {"CP": f"{'input' if direction == 'in' else 'output'} (per control point)",
+                    "HSIn": "input (not in the input patch)", "PCIn": "input (of the patch-constant function)",
+                    "PCOut": "output (a patch constant)", "DSIn": "input (a patch constant)"}[point]
+            raise error(f"invalid semantic '{semantic}' for {self.stage} shader {what}", loc)
+        return how
+
     def _io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                 interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
-                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
+                row_major: bool | None = None, stream: int = 0, plain: bool = False) -> ir.Variable:
         base, index = split_semantic(semantic)
         last = index + _semantic_rows(t, bool(row_major)) - 1
         if last > 0xFFFFFFFF:      # a signature element's index is 32 bits (DXC's atoi() wraps it silently)
@@ -126,7 +152,7 @@ class _Builder:
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is None and base.upper().startswith("SV_"):
             raise error(f"unknown system value semantic '{semantic}'", loc)
-        if sv is not None and (self.stage, direction) in sv.plain:
+        if sv is not None and (plain or (self.stage, direction) in sv.plain):
             base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
             use = "prim" if self.mesh_kind == "primitive" else direction
@@ -614,12 +640,12 @@ def _point(var: ir.Variable, index: ir.Expr) -> ir.Expr:
 
 
 def _is_patch_input(semantic: str | None, t: ir.Type) -> bool:
-    """A domain shader input that is not per control point: the patch constants (any semantic
-    but SV_DomainLocation / SV_PrimitiveID)."""
+    """A domain shader input that is not per control point: the patch constants (DXC's DSIn: any semantic
+    but SV_DomainLocation / SV_PrimitiveID / SV_ViewID, which are read by operations)."""
     if semantic is None:
         return True
     sv = lookup(semantic)
-    return sv is None or sv.name in ("SV_TessFactor", "SV_InsideTessFactor")
+    return sv is None or sv.name not in ("SV_DomainLocation", "SV_PrimitiveID", "SV_ViewID")
 
 
 def _is_output_patch(b: _Builder, var: ir.Variable) -> bool:

@@ -43,7 +43,11 @@ GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSIn
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry; None = not allowed there).  "" is every
-# non-SV semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
+# non-SV semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table (DxilSigPoint.inl);
+# the HSCPIn column also holds the hull shader's non-arrayed inputs (DXC's HSIn / PCIn: read by operations), the
+# DSCPIn one the domain shader's inputs read by operations (the entry wrapper refuses those semantics per control
+# point and sorts the others into the patch constants: semantics.SPECIAL_POINTS); tests/dxil/test_dxil_signature12.py
+# compares the table with DXC's.
 _A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
                                           sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
 _TF = sigpack.TESS_FACTOR
@@ -52,14 +56,14 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A)),
     "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A, _A, _A, None, None)),
-    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV, _SV, None)),
-    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV, None, _SV)),
-    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV, None, _SV)),
-    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
-    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, _SV, None)),
+    "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, None, _SV)),
+    "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, None, _SV)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, _A, _CC, _A, _CC, _CC, _CC, _CC, None)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, _A, _CC, _A, _CC, _CC, _CC, _CC, None)),
     "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None, None, None, None, None)),
-    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None, None, None, None, None)),
-    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None, None, _SGV, None, _SV)),
+    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, _NIS, None, None, None, None, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, _NIS, None, None, _SGV, None, _SV)),
     "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None, None, _SGV, None, None)),
     "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None, None, None, None, None)),
@@ -95,8 +99,9 @@ _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspec
            "noperspective centroid": 5, "noperspective sample": 7}
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
-_UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode
-_PATCH_CONSTANT = frozenset({"PCOut", "DSIn"})     # packed per patch: DXC gives their elements no mode
+# SigPoints whose elements have no interpolation mode: those whose packing kind is not Vertex (DXC's
+# SigPoint::NeedsInterpMode): the vertex inputs, the pixel outputs and the patch constants
+_UNINTERPOLATED = frozenset({"VSIn", "PSOut", "PCOut", "DSIn"})
 
 
 class SigElement(DataRecord):
@@ -338,7 +343,7 @@ def _check_system_value_index(io: ir.IOInfo, how: str, rows: int, loc) -> None:
 
 
 def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> int:
-    """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for non-floats,
+    """DXIL::InterpolationMode: undefined for VS inputs, PS outputs and patch constants, constant for non-floats,
     else the declared mode (linear by default), the noperspective variant for SV_Position.  DXC's
     refusals: an interpolating mode on an integer or bool element where elements have modes (its validator,
     MetaIntegerInterpMode), a nointerpolation SV_Position or an interpolated mesh primitive output
@@ -350,7 +355,7 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> i
         raise error(f"mesh shader's primitive outputs' interpolation mode must be constant or undefined: "
                     f"'{io.semantic}' is {declared}", loc)
     if s.kind != "float" or point == "MSPOut":     # a primitive's values are constant over it
-        if declared not in (None, "nointerpolation") and point not in _PATCH_CONSTANT:
+        if declared not in (None, "nointerpolation"):
             raise error(f"signature element '{io.semantic}' specifies invalid interpolation mode '{declared}' for "
                         f"integer component type: integer and bool elements are nointerpolation", loc)
         return 1
