@@ -21,6 +21,8 @@ from __future__ import annotations
 import random
 
 import pytest
+import res_util as R
+from harness.dxil_tools import check_dxil
 from shaderbuild_dxil import signature, sigpack
 
 # ------------------------------------------------------------------ a model of DXC's packer
@@ -283,3 +285,134 @@ def test_entry_wrapper_points_are_dxcs():
                 plain = DXC_MATRIX[s][dxc] == ARB and s not in ("SV_InstanceID", "SV_RenderTargetArrayIndex",
                                                                 "SV_ViewportArrayIndex")
                 assert (SPECIAL_POINTS[point][s] == "plain") == plain, (point, s)
+
+
+# ------------------------------------------------------------------ acceptance: refused where DXC refuses
+HS_HEAD = """
+struct CP { float4 p : POS; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
+"""
+HS_ATTRS = """[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("constants")]
+"""
+PCF = "PC constants(InputPatch<CP, 3> patch) { PC o; o.e[0] = 1; o.e[1] = 1; o.e[2] = 1; o.i = 1; return o; }\n"
+HS_MAIN = "CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) { return patch[i]; }\n"
+DS_MAIN = """[domain("tri")]
+float4 main(PC pc, float3 b : SV_DomainLocation, const OutputPatch<CP, 3> p%s) : SV_Position { return b.x * p[0].p%s; }
+"""
+
+# (profile, source with '@' before the name the error points at, the error's words after "invalid semantic")
+REFUSED = {
+    # DXC's HSIn: a hull shader's input outside the input patch is read by an operation or not allowed
+    "hull input not in the patch": ("hs_6_0", HS_HEAD + PCF + HS_ATTRS +
+        "CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID, float4 @x : FOO) { return patch[i]; }\n",
+        "'FOO' for hull shader input (not in the input patch)"),
+    # DXC's PCIn: the patch-constant function has no SV_OutputControlPointID
+    "control point id in the patch-constant function": ("hs_6_0", HS_HEAD +
+        "PC constants(InputPatch<CP, 3> patch, uint @id : SV_OutputControlPointID) "
+        "{ PC o; o.e[0] = id; o.e[1] = 1; o.e[2] = 1; o.i = 1; return o; }\n" + HS_ATTRS + HS_MAIN,
+        "'SV_OutputControlPointID' for hull shader input (of the patch-constant function)"),
+    # DXC's PCOut: SV_InstanceID is no patch constant
+    "instance id as a patch constant": ("hs_6_0", """
+struct CP { float4 p : POS; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; uint @n : SV_InstanceID; };
+PC constants(InputPatch<CP, 3> patch) { PC o; o.e[0] = 1; o.e[1] = 1; o.e[2] = 1; o.i = 1; o.n = 0; return o; }
+""" + HS_ATTRS + HS_MAIN, "'SV_InstanceID' for hull shader output (a patch constant)"),
+    # DXC's DSIn: a domain shader input outside the patch is a patch constant; SV_InstanceID is none
+    "domain instance id": ("ds_6_0", HS_HEAD + DS_MAIN % (", uint @n : SV_InstanceID", " + n"),
+                           "'SV_InstanceID' for domain shader input (a patch constant)"),
+    # DXC's HSCPIn / DSCPIn: SV_PrimitiveID and SV_DomainLocation are not per control point
+    "primitive id per control point": ("hs_6_0", """
+struct CP { float4 p : POS; uint @id : SV_PrimitiveID; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
+PC constants(InputPatch<CP, 3> patch) { PC o; o.e[0] = patch[0].id; o.e[1] = 1; o.e[2] = 1; o.i = 1; return o; }
+""" + HS_ATTRS + "float4 main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) : POS { return patch[i].p; }\n",
+        "'SV_PrimitiveID' for hull shader input (per control point)"),
+    "domain location per control point": ("ds_6_0", """
+struct CP { float4 p : POS; float3 @b : SV_DomainLocation; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
+[domain("tri")]
+float4 main(PC pc, const OutputPatch<CP, 3> p) : SV_Position { return p[0].p * p[1].b.x; }
+""", "'SV_DomainLocation' for domain shader input (per control point)"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED)
+def test_refused_where_dxc_refuses(case):
+    """One located error on each target (DXC: 'Semantic ... is invalid for shader model')."""
+    profile, marked, words = REFUSED[case]
+    line = next(n for n, text in enumerate(marked.splitlines(), 1) if "@" in text)
+    col = marked.splitlines()[line - 1].index("@") + 1
+    src = marked.replace("@", "")
+    for target in ("spirv", "dxil"):
+        res = R.compile_hlsl(src, "main", profile, target)
+        assert R.errors(res) == [f"{line}:{col}: invalid semantic {words}"], (target, R.errors(res))
+
+
+# ------------------------------------------------------------------ acceptance: compiled where DXC accepts
+# the hull shader writes SV_Position / SV_ClipDistance / SV_CullDistance among its patch constants (DXC: Arb at
+# PCOut), the domain shader reads them, two of them as plain parameters (Arb at DSIn): ordinary values, which
+# the draw shows (as clip or cull distances the negative ones would drop the patches)
+VS_VAL = """
+struct CP { float4 pos : POS; float val : VAL; };
+static const float2 P[6] = { float2(-1, -1), float2(1, -1), float2(-1, 1), float2(1, -1), float2(1, 1), float2(-1, 1) };
+CP main(uint id : SV_VertexID) { CP o; o.pos = float4(P[id], 0, 1); o.val = id * 4 + 1; return o; }
+"""
+HS_ARB = """
+struct CP { float4 pos : POS; float val : VAL; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; float4 q : SV_Position;
+            float2 c : SV_ClipDistance; float d : SV_CullDistance; };
+PC constants(InputPatch<CP, 3> ip, uint pid : SV_PrimitiveID) {
+    PC o;
+    o.e[0] = 1; o.e[1] = 1; o.e[2] = 1; o.i = 1;
+    o.q = float4(ip[0].val, ip[1].val, ip[2].val, pid);
+    o.c = float2(ip[2].val, -1.0 - pid);
+    o.d = -ip[1].val;
+    return o;
+}
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) { return patch[i]; }
+"""
+DS_ARB = """
+struct CP { float4 pos : POS; float val : VAL; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; float4 q : SV_Position; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+[domain("tri")]
+O main(PC pc, float2 c : SV_ClipDistance, float d : SV_CullDistance, float3 b : SV_DomainLocation,
+       const OutputPatch<CP, 3> p) {
+    O o;
+    o.pos = b.x * p[0].pos + b.y * p[1].pos + b.z * p[2].pos;
+    o.color = float4(pc.q.x, pc.q.y + pc.q.w, c.x - c.y, -d) / 255;
+    return o;
+}
+"""
+
+
+def test_patch_constant_system_values_are_plain_values():
+    """Both targets compile them as DXC does: DXIL arbitrary patch-constant elements (no system value), SPIR-V
+    Patch Locations (no built-in); drawn on lavapipe from SPIR-V and from the DXIL through dxil-spirv, each
+    patch's pixels show its values."""
+    from lang.test_stages11 import PS_COLOR, W, draw_tess
+
+    for src, profile, side in ((HS_ARB, "hs_6_0", "outputs"), (DS_ARB, "ds_6_0", "inputs")):
+        res = R.build(src, "main", profile)
+        entries = [e for e in res.manifest["entry"][side] if e.get("patch")]
+        assert {e["semantic"]: ("location" in e, "builtin" in e) for e in entries
+                if e["semantic"] in ("SV_Position", "SV_ClipDistance", "SV_CullDistance")} == {
+            s: (True, False) for s in (("SV_Position", "SV_ClipDistance", "SV_CullDistance"))}, entries
+        twin = R.twin_of(res)
+        assert twin is not None
+        psg = next(p for p in check_dxil(twin.binary).container["Parts"] if p["Name"] == "PSG1")
+        assert {(p["Name"], p["SystemValue"]) for p in psg["Signature"]["Parameters"]
+                if not p["Name"].endswith("TessFactor")} == {
+            ("SV_Position", "Undefined"), ("SV_ClipDistance", "Undefined"), ("SV_CullDistance", "Undefined")}
+    (px,) = draw_tess(VS_VAL, HS_ARB, DS_ARB, PS_COLOR, 3, 6)
+    for pid in range(2):
+        vals = [(3 * pid + k) * 4 + 1 for k in range(3)]
+        want = (vals[0], vals[1] + pid, vals[2] + 1 + pid, vals[1])
+        for y in range(W):
+            for x in range(W):
+                if x + y == W - 1 or (x + y < W - 1) != (pid == 0):
+                    continue        # patch 0 is the upper-left triangle of the target, patch 1 the lower-right
+                assert R.pixel(px, W, x, y) == want, (pid, x, y)
