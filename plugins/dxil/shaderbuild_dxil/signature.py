@@ -38,8 +38,10 @@ INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", 
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
                          ("domain", "SV_DomainLocation"): "DomainLocation"}
-# geometry-shader inputs that are not per vertex (SigPoint GSIn: NotInSig), read by an operation
+# geometry-shader inputs that are not per vertex (SigPoint GSIn), read by an operation; SV_PrimitiveID is a
+# Shadow there: DXC lists it in the input signature without a register (GS_SHADOW_INPUT), the others are NotInSig
 GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSInstanceID", "SV_ViewID": "ViewID"}
+GS_SHADOW_INPUT = "SV_PrimitiveID"
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry; None = not allowed there).  "" is every
@@ -221,7 +223,12 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             if io.semantic not in GS_INTRINSIC_INPUTS:
                 raise error(f"geometry shader input '{io.semantic}' must be part of the input primitive's "
                             f"vertices", v.loc)
-            continue            # read by an operation (SigPoint GSIn: not in the signature)
+            if io.semantic == GS_SHADOW_INPUT:     # (SigPoint GSIn needs no interpolation mode)
+                kind, sysval, _ = _SEMANTICS[io.semantic]
+                ct, sct = _COMP_TYPES[("uint", 32)]
+                out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, 1, 1, 0,
+                                      sigpack.SHADOW, 32))
+            continue            # read by an operation
         # per control point (tessellation) / per vertex (GS inputs): the element type
         vt = v.type.elem if (io.arrayed or io.vertices or io.mesh) and isinstance(v.type, ir.Array) else v.type
         parts = struct_array_leaves(vt) if not (io.arrayed or io.vertices or io.mesh) else None
