@@ -85,7 +85,8 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
                 (6, 1)),
     SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
     SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN | _GS_OUT | _MS_PRIM, (6, 4)),
-    SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM, (6, 5)),
+    # a pixel shader's input of it is the constant false (DXC's PSIn: NotInSig; the entry wrapper makes it)
+    SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM | _PS_IN, (6, 5)),
     # the draw's BaseVertexLocation (signed) and StartInstanceLocation (SM 6.8)
     SystemValue("SV_StartVertexLocation", ir.INT, _VS_IN, (6, 8)),
     SystemValue("SV_StartInstanceLocation", ir.UINT, _VS_IN, (6, 8)),

@@ -230,6 +230,11 @@ class _Builder:
                                              f.row_major))
             self.per_primitive = whole
             return ir.Construct(t, parts)
+        if self.stage == "pixel" and vk[1] is None and split_semantic(semantic)[0].upper() == "SV_CULLPRIMITIVE":
+            # DXC's PSIn: NotInSig, the constant false (a primitive that reaches the pixel shader was not culled)
+            if not isinstance(t, ir.Scalar):
+                raise error(f"invalid type '{t}' for semantic 'SV_CullPrimitive': it takes a scalar (bool)", loc)
+            return _adapt(ir.Const(ir.BOOL, False), t)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)
 

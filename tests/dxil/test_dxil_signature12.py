@@ -248,8 +248,6 @@ KNOWN = {
     # a per-vertex SV_ShadingRate through the tessellation stages or into a GS: DXC's own SPIR-V backend refuses
     # it ("semantic ShadingRate must be used only for PSIn, VSOut, GSOut, MSOut"), so both our targets do
     **{("SV_ShadingRate", p): None for p in ("HSCPIn", "HSCPOut", "DSCPIn", "DSOut", "GSVIn")},
-    # a pixel shader's SV_CullPrimitive input (DXC: the constant false): not implemented, refused by both targets
-    ("SV_CullPrimitive", "PSIn"): None,
 }
 # our DXIL table's HSCPIn / DSCPIn columns also hold the non-arrayed hull inputs (DXC's HSIn, PCIn) and the
 # domain shader's inputs read by operations (DSIn's NotInSig ones): the entry wrapper refuses those semantics
@@ -569,3 +567,25 @@ def test_geometry_shader_primitive_id_is_a_shadow_element():
     assert [(p["Name"], p["SystemValue"], p["Register"]) for p in isg][-1] == ("SV_PrimitiveID", "PrimitiveID",
                                                                                 0xFFFFFFFF)
     assert "@dx.op.primitiveID.i32(i32 108)" in c.ir and "loadInput.i32" not in c.ir
+
+
+VS_FULL = "float4 main(uint id : SV_VertexID) : SV_Position { return float4(float2((id << 1) & 2, id & 2) * 2 - 1, 0, 1); }"
+PS_CULL = """
+struct In { float4 pos : SV_Position; uint u : SV_CullPrimitive; };
+float4 main(In i, bool c : SV_CullPrimitive1) : SV_Target { return float4(c ? 1 : 0, i.u + 0.2, 0.25, 1); }
+"""
+
+
+def test_pixel_shader_cull_primitive_input_is_false():
+    """DXC's PSIn interpretation of SV_CullPrimitive is NotInSig and its DXIL the constant false (a primitive
+    that reaches the pixel shader was not culled); both targets compile it so, with no signature element or
+    built-in; drawn (a bool and a uint member)."""
+    from lang.test_stages11 import draw_stages
+
+    (px,) = draw_stages({"vs": (VS_FULL, "vs_6_0"), "ps": (PS_CULL, "ps_6_0")}, 3)
+    assert {R.pixel(px, 8, x, y) for y in range(8) for x in range(8)} == {(0, R.unorm8(0.2), R.unorm8(0.25), 255)}
+    ps = R.build(PS_CULL, "main", "ps_6_0")
+    assert [e["semantic"] for e in ps.manifest["entry"]["inputs"]] == ["SV_Position"]
+    twin = R.twin_of(ps)
+    assert twin is not None
+    assert [e[0] for e in compiled_signatures(check_dxil(twin.binary).ir)[0]] == ["SV_Position"]

@@ -81,7 +81,7 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
-    "SV_CullPrimitive": (30, 25, (None, None, None, None, None, None, None, None, None, None, None, None, None, _NP)),
+    "SV_CullPrimitive": (30, 25, (None, None, _NIS, None, None, None, None, None, None, None, None, None, None, _NP)),
     "SV_StartVertexLocation": (31, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_StartInstanceLocation": (32, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None,
                                          None)),
