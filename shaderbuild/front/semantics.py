@@ -93,11 +93,12 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
     SystemValue("SV_Target", _F4, _PS_OUT),
 )}
 
-# DXC's signature points of the tessellation stages (DxilSigPoint.inl): a hull shader's non-patch inputs (HSIn)
-# and its patch-constant function's (PCIn), the patch constants it writes (PCOut), a domain shader's non-patch
-# inputs (DSIn), and the control points (HSCPIn, HSCPOut, DSCPIn: one entry, they agree).  Each maps the
-# semantics allowed there ("" is every non-SV semantic) to "sv" (kept as the system value) or "plain" (DXC's
-# Arb: an ordinary value, a SPIR-V Location); any other semantic is refused there (DXC's NA).
+# DXC's signature points of the tessellation and geometry stages (DxilSigPoint.inl): a hull shader's non-patch
+# inputs (HSIn) and its patch-constant function's (PCIn), the patch constants it writes (PCOut), a domain
+# shader's non-patch inputs (DSIn), a geometry shader's inputs that are not per vertex (GSIn), and the control
+# points and input vertices ("vertices": HSCPIn, HSCPOut, DSCPIn and GSVIn agree).  Each maps the semantics
+# allowed there ("" is every non-SV semantic) to "sv" (kept as the system value) or "plain" (DXC's Arb: an
+# ordinary value, a SPIR-V Location); any other semantic is refused there (DXC's NA).
 _PATCH_CONSTANTS = {"": "plain", "SV_Position": "plain", "SV_ClipDistance": "plain", "SV_CullDistance": "plain",
                     "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv", "SV_TessFactor": "sv",
                     "SV_InsideTessFactor": "sv"}
@@ -106,7 +107,8 @@ SPECIAL_POINTS: dict[str, dict[str, str]] = {
     "PCIn": {"SV_PrimitiveID": "sv", "SV_ViewID": "sv"},
     "PCOut": _PATCH_CONSTANTS,
     "DSIn": {**_PATCH_CONSTANTS, "SV_DomainLocation": "sv", "SV_PrimitiveID": "sv", "SV_ViewID": "sv"},
-    "CP": {"": "plain", "SV_InstanceID": "sv", "SV_Position": "sv", "SV_ClipDistance": "sv", "SV_CullDistance": "sv",
+    "GSIn": {"SV_PrimitiveID": "sv", "SV_GSInstanceID": "sv", "SV_ViewID": "sv"},
+    "vertices": {"": "plain", "SV_InstanceID": "sv", "SV_Position": "sv", "SV_ClipDistance": "sv", "SV_CullDistance": "sv",
            "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv"},
 }
 

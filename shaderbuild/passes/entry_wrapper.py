@@ -44,6 +44,7 @@ class _Builder:
         # tessellation: the I/O made now is per control point (arrayed = count) or per patch;
         # a hull shader's patch-constant function reuses the control-point function's inputs
         self.arrayed: int | None = None
+        self.gs_vertices = False                     # geometry: the inputs made now are the primitive's vertices
         self.patch = False
         self.reuse_inputs = False
         self.io_vars: dict[tuple[str, str], ir.Variable] = {}
@@ -101,10 +102,12 @@ class _Builder:
     def _special_point_value(self, semantic: str, direction: str, loc: SourceLoc | None) -> str | None:
         """At DXC's tessellation signature points (semantics.SPECIAL_POINTS): how `semantic` is
         taken there ('sv' or 'plain'), or a located error where DXC refuses it; None elsewhere."""
-        if self.stage not in ("hull", "domain"):
+        if self.stage not in ("hull", "domain", "geometry"):
             return None
-        if self.arrayed is not None:
-            point: str | None = "CP"
+        if self.arrayed is not None or self.gs_vertices:
+            point: str | None = "vertices"
+        elif self.stage == "geometry":
+            point = "GSIn" if direction == "in" else None
         elif self.stage == "hull":
             point = ("PCOut" if self.patch else None) if direction == "out" else "PCIn" if self.patch else "HSIn"
         else:
@@ -112,13 +115,14 @@ class _Builder:
         if point is None:
             return None
         sv = lookup(semantic)
-        if point == "CP" and sv is not None and sv.name in TESS_FACTOR_TYPES:
+        if point == "vertices" and sv is not None and sv.name in TESS_FACTOR_TYPES:
             return None         # (tess_factor_type says why it is refused)
         how = SPECIAL_POINTS[point].get(sv.name if sv is not None else "" if not semantic.upper().startswith("SV_")
                                         else semantic)
         if how is None:
-            what = {"CP": f"{'input' if direction == 'in' else 'output'} (per control point)",
-                    "HSIn": "input (not in the input patch)", "PCIn": "input (of the patch-constant function)",
+            what = {"vertices": f"{'input' if direction == 'in' else 'output'} (per "
+                                f"{'vertex' if self.stage == 'geometry' else 'control point'})",
+                    "GSIn": "input (not per vertex)", "HSIn": "input (not in the input patch)", "PCIn": "input (of the patch-constant function)",
                     "PCOut": "output (a patch constant)", "DSIn": "input (a patch constant)"}[point]
             raise error(f"invalid semantic '{semantic}' for {self.stage} shader {what}", loc)
         return how
@@ -292,7 +296,11 @@ class _Builder:
                       for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
                                                    self.member_locs(t, loc))]
             return [ir.Construct(t, [f[i] for f in fields]) for i in range(count)]
-        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        self.gs_vertices = True
+        try:
+            var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        finally:
+            self.gs_vertices = False
         elem = var.type
         var.type = ir.Array(elem, count)
         assert var.io is not None and self.entry is not None

@@ -270,13 +270,14 @@ def test_dxil_table_is_dxcs_matrix():
 
 
 def test_entry_wrapper_points_are_dxcs():
-    """semantics.SPECIAL_POINTS allows exactly DXC's non-NA cells at HSIn, PCIn, PCOut, DSIn and the control
-    points (HSCPIn = HSCPOut = DSCPIn), and takes DXC's Arb cells of system values as plain values (except the
-    layer and viewport index, which the backends map: an arbitrary DXIL element, a SPIR-V Location)."""
+    """semantics.SPECIAL_POINTS allows exactly DXC's non-NA cells at HSIn, PCIn, PCOut, DSIn, GSIn and the control
+    points and input vertices (HSCPIn = HSCPOut = DSCPIn = GSVIn), and takes DXC's Arb cells of system values as
+    plain values (except the layer and viewport index, which the backends map: an arbitrary DXIL element, a
+    SPIR-V Location)."""
     from shaderbuild.front.semantics import SPECIAL_POINTS
 
     for point, dxc_points in {"HSIn": ("HSIn",), "PCIn": ("PCIn",), "PCOut": ("PCOut",), "DSIn": ("DSIn",),
-                              "CP": ("HSCPIn", "HSCPOut", "DSCPIn")}.items():
+                              "GSIn": ("GSIn",), "vertices": ("HSCPIn", "HSCPOut", "DSCPIn", "GSVIn")}.items():
         for dxc in dxc_points:
             allowed = {s for s, cells in DXC_MATRIX.items() if cells.get(dxc) is not None
                        and (s, dxc) not in KNOWN}
@@ -288,6 +289,9 @@ def test_entry_wrapper_points_are_dxcs():
 
 
 # ------------------------------------------------------------------ acceptance: refused where DXC refuses
+GS_OUT = """struct G { float4 pos : SV_Position; };
+[maxvertexcount(3)]
+"""
 HS_HEAD = """
 struct CP { float4 p : POS; };
 struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
@@ -334,6 +338,13 @@ struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };
 [domain("tri")]
 float4 main(PC pc, const OutputPatch<CP, 3> p) : SV_Position { return p[0].p * p[1].b.x; }
 """, "'SV_DomainLocation' for domain shader input (per control point)"),
+    # DXC's GSVIn / GSIn: the primitive id is not per vertex, an ordinary input is only per vertex
+    "primitive id per vertex": ("gs_6_0", "struct V { float4 pos : SV_Position; uint @id : SV_PrimitiveID; };\n"
+        + GS_OUT + "void main(triangle V v[3], inout TriangleStream<G> s) { G o; o.pos = v[0].pos * v[1].id; "
+        "s.Append(o); }\n", "'SV_PrimitiveID' for geometry shader input (per vertex)"),
+    "geometry input not per vertex": ("gs_6_0", "struct V { float4 pos : SV_Position; };\n" + GS_OUT +
+        "void main(triangle V v[3], float4 @x : FOO, inout TriangleStream<G> s) { G o; o.pos = v[0].pos + x; "
+        "s.Append(o); }\n", "'FOO' for geometry shader input (not per vertex)"),
 }
 
 
