@@ -600,3 +600,21 @@ def test_pixel_shader_cull_primitive_input_is_false():
     twin = R.twin_of(ps)
     assert twin is not None
     assert [e[0] for e in compiled_signatures(check_dxil(twin.binary).ir)[0]] == ["SV_Position"]
+
+
+def test_front_uses_are_dxcs_matrix():
+    """semantics.SYSTEM_VALUES' (stage, direction) uses, at the points one direction of a stage names alone, are
+    DXC's non-NA cells (the tessellation and geometry inputs are SPECIAL_POINTS')."""
+    from shaderbuild.front.semantics import SYSTEM_VALUES
+
+    points = {"VSIn": ("vertex", "in"), "VSOut": ("vertex", "out"), "PSIn": ("pixel", "in"),
+              "PSOut": ("pixel", "out"), "GSOut": ("geometry", "out"), "MSOut": ("mesh", "out"),
+              "MSPOut": ("mesh", "prim"), "CSIn": ("compute", "in"), "MSIn": ("mesh", "in"),
+              "ASIn": ("amplification", "in")}
+    compute = {"SV_DispatchThreadID", "SV_GroupID", "SV_GroupThreadID", "SV_GroupIndex"}
+    matrix = {**DXC_MATRIX, **{s: dict.fromkeys(("CSIn", "MSIn", "ASIn"), NIS) for s in compute}}
+    assert {sv.name for sv in SYSTEM_VALUES.values()} == set(matrix) - {""}
+    for sv in SYSTEM_VALUES.values():
+        for point, pair in points.items():
+            ours = pair in sv.uses or pair in sv.plain or (sv.name, pair) == ("SV_Target", ("pixel", "out"))
+            assert ours == (point in matrix[sv.name]), (sv.name, point)
