@@ -83,7 +83,7 @@ class _Builder:
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
-        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
+        key = (self._side(direction, stream), semantic.upper())
         plain = vk[1] is None and self._special_point_value(semantic, direction, loc) == "plain"
         if self.reuse_inputs and direction == "in" and key in self.io_vars:
             return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
@@ -94,10 +94,18 @@ class _Builder:
         if self.arrayed is not None:     # one element per control point
             var.type = ir.Array(var.type, self.arrayed)
             io.arrayed = True
-        io.patch = self.patch and (direction == "out") == (self.stage == "hull")
+        io.patch = self._side(direction, stream) == "patch"
         self.io_vars[key] = var
         (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
         return var
+
+    def _side(self, direction: str, stream: int = 0) -> str:
+        """Which signature an element made now joins: 'in', 'out', a GS stream's 'out<n>', or 'patch' (a hull
+        shader's patch constants, a domain shader's inputs that are not per control point): each has its own
+        semantics (DXC checks a semantic's indices per signature)."""
+        if self.patch and (direction == "out") == (self.stage == "hull"):
+            return "patch"
+        return direction if stream == 0 else f"{direction}{stream}"
 
     def _special_point_value(self, semantic: str, direction: str, loc: SourceLoc | None) -> str | None:
         """At DXC's tessellation signature points (semantics.SPECIAL_POINTS): how `semantic` is
@@ -136,7 +144,7 @@ class _Builder:
             raise error(f"semantic '{semantic}' reaches index {last}; a semantic index is at most 4294967295", loc)
         vk_location, vk_builtin = vk
         # the signature rows it takes: SV_Target is SV_Target0, an array `t[2] : TEXCOORD1` is TEXCOORD1 and 2
-        side = direction if stream == 0 else f"{direction}{stream}"
+        side = self._side(direction, stream)
         rows = [(side, f"{base.upper()}{index + k}") for k in range(t.size if isinstance(t, ir.Array) and t.size else 1)]
         for k, row in enumerate(rows):
             if row not in self.seen_semantics:

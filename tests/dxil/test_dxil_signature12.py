@@ -618,3 +618,53 @@ def test_front_uses_are_dxcs_matrix():
         for point, pair in points.items():
             ours = pair in sv.uses or pair in sv.plain or (sv.name, pair) == ("SV_Target", ("pixel", "out"))
             assert ours == (point in matrix[sv.name]), (sv.name, point)
+
+
+# the same semantics per control point and among the patch constants: two signatures, each with its own
+# semantics (DXC checks indices per signature), so both compile; the domain shader tells them apart
+HS_TWICE = """
+struct CP { float4 pos : SV_Position; float val : VAL; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; float4 pos : SV_Position; float val : VAL; };
+PC constants(InputPatch<CP, 3> ip) {
+    PC o;
+    o.e[0] = 1; o.e[1] = 1; o.e[2] = 1; o.i = 1;
+    o.pos = float4(ip[2].val, 0, 0, 0);
+    o.val = ip[0].val + ip[1].val;
+    return o;
+}
+[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")]
+[outputcontrolpoints(3)] [patchconstantfunc("constants")]
+CP main(InputPatch<CP, 3> patch, uint i : SV_OutputControlPointID) { CP o = patch[i]; o.val *= 2; return o; }
+"""
+VS_TWICE = """
+struct CP { float4 pos : SV_Position; float val : VAL; };
+static const float2 P[6] = { float2(-1, -1), float2(1, -1), float2(-1, 1), float2(1, -1), float2(1, 1), float2(-1, 1) };
+CP main(uint id : SV_VertexID) { CP o; o.pos = float4(P[id], 0, 1); o.val = id * 4 + 1; return o; }
+"""
+DS_TWICE = """
+struct CP { float4 pos : SV_Position; float val : VAL; };
+struct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; float4 pos : SV_Position; float val : VAL; };
+struct O { float4 pos : SV_Position; nointerpolation float4 color : COLOR; };
+[domain("tri")]
+O main(PC pc, float3 b : SV_DomainLocation, const OutputPatch<CP, 3> p) {
+    O o;
+    o.pos = b.x * p[0].pos + b.y * p[1].pos + b.z * p[2].pos;
+    o.color = float4(pc.pos.x, pc.val, p[1].val, p[2].val) / 255;
+    return o;
+}
+"""
+
+
+def test_a_semantic_per_control_point_and_per_patch():
+    """SV_Position and VAL both per control point and among the patch constants (they were 'used more than
+    once'): drawn, the patch constants and the control points each reach the domain shader."""
+    from lang.test_stages11 import PS_COLOR, W, draw_tess
+
+    (px,) = draw_tess(VS_TWICE, HS_TWICE, DS_TWICE, PS_COLOR, 3, 6)
+    for pid in range(2):
+        vals = [(3 * pid + k) * 4 + 1 for k in range(3)]
+        want = (vals[2], vals[0] + vals[1], 2 * vals[1], 2 * vals[2])
+        for y in range(W):
+            for x in range(W):
+                if x + y != W - 1 and (x + y < W - 1) == (pid == 0):
+                    assert R.pixel(px, W, x, y) == want, (pid, x, y)
