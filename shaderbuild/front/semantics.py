@@ -108,8 +108,8 @@ SPECIAL_POINTS: dict[str, dict[str, str]] = {
     "PCOut": _PATCH_CONSTANTS,
     "DSIn": {**_PATCH_CONSTANTS, "SV_DomainLocation": "sv", "SV_PrimitiveID": "sv", "SV_ViewID": "sv"},
     "GSIn": {"SV_PrimitiveID": "sv", "SV_GSInstanceID": "sv", "SV_ViewID": "sv"},
-    "vertices": {"": "plain", "SV_InstanceID": "sv", "SV_Position": "sv", "SV_ClipDistance": "sv", "SV_CullDistance": "sv",
-           "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv"},
+    "vertices": {"": "plain", "SV_InstanceID": "sv", "SV_Position": "sv", "SV_ClipDistance": "sv",
+                 "SV_CullDistance": "sv", "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv"},
 }
 
 

@@ -108,7 +108,7 @@ class _Builder:
         return direction if stream == 0 else f"{direction}{stream}"
 
     def _special_point_value(self, semantic: str, direction: str, loc: SourceLoc | None) -> str | None:
-        """At DXC's tessellation signature points (semantics.SPECIAL_POINTS): how `semantic` is
+        """At DXC's tessellation and geometry signature points (semantics.SPECIAL_POINTS): how `semantic` is
         taken there ('sv' or 'plain'), or a located error where DXC refuses it; None elsewhere."""
         if self.stage not in ("hull", "domain", "geometry"):
             return None

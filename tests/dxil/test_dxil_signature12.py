@@ -600,6 +600,10 @@ def test_pixel_shader_cull_primitive_input_is_false():
     twin = R.twin_of(ps)
     assert twin is not None
     assert [e[0] for e in compiled_signatures(check_dxil(twin.binary).ir)[0]] == ["SV_Position"]
+    bad = "float4 main(float4 pos : SV_Position, bool2 c : SV_CullPrimitive) : SV_Target { return c.x; }"
+    for target in ("spirv", "dxil"):
+        assert R.errors(R.compile_hlsl(bad, "main", "ps_6_5", target)) == [
+            f"1:{bad.index(' c :') + 2}: invalid type 'bool2' for semantic 'SV_CullPrimitive': it takes a scalar (bool)"]
 
 
 def test_front_uses_are_dxcs_matrix():
