@@ -85,12 +85,33 @@ SYSTEM_VALUES: dict[str, SystemValue] = {sv.name.upper(): sv for sv in (
                 (6, 1)),
     SystemValue("SV_Barycentrics", _F3, _PS_IN, (6, 1)),
     SystemValue("SV_ShadingRate", ir.UINT, _VS_OUT_PS_IN | _GS_OUT | _MS_PRIM, (6, 4)),
-    SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM, (6, 5)),
+    # a pixel shader's input of it is the constant false (DXC's PSIn: NotInSig; the entry wrapper makes it)
+    SystemValue("SV_CullPrimitive", ir.BOOL, _MS_PRIM | _PS_IN, (6, 5)),
     # the draw's BaseVertexLocation (signed) and StartInstanceLocation (SM 6.8)
     SystemValue("SV_StartVertexLocation", ir.INT, _VS_IN, (6, 8)),
     SystemValue("SV_StartInstanceLocation", ir.UINT, _VS_IN, (6, 8)),
     SystemValue("SV_Target", _F4, _PS_OUT),
 )}
+
+# DXC's signature points of the tessellation and geometry stages (DxilSigPoint.inl): a hull shader's non-patch
+# inputs (HSIn) and its patch-constant function's (PCIn), the patch constants it writes (PCOut), a domain
+# shader's non-patch inputs (DSIn), a geometry shader's inputs that are not per vertex (GSIn), and the control
+# points and input vertices ("vertices": HSCPIn, HSCPOut, DSCPIn and GSVIn agree).  Each maps the semantics
+# allowed there ("" is every non-SV semantic) to "sv" (kept as the system value) or "plain" (DXC's Arb: an
+# ordinary value, a SPIR-V Location); any other semantic is refused there (DXC's NA).
+_PATCH_CONSTANTS = {"": "plain", "SV_Position": "plain", "SV_ClipDistance": "plain", "SV_CullDistance": "plain",
+                    "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv", "SV_TessFactor": "sv",
+                    "SV_InsideTessFactor": "sv"}
+SPECIAL_POINTS: dict[str, dict[str, str]] = {
+    "HSIn": {"SV_PrimitiveID": "sv", "SV_OutputControlPointID": "sv", "SV_ViewID": "sv"},
+    "PCIn": {"SV_PrimitiveID": "sv", "SV_ViewID": "sv"},
+    "PCOut": _PATCH_CONSTANTS,
+    "DSIn": {**_PATCH_CONSTANTS, "SV_DomainLocation": "sv", "SV_PrimitiveID": "sv", "SV_ViewID": "sv"},
+    "GSIn": {"SV_PrimitiveID": "sv", "SV_GSInstanceID": "sv", "SV_ViewID": "sv"},
+    "vertices": {"": "plain", "SV_InstanceID": "sv", "SV_Position": "sv", "SV_ClipDistance": "sv",
+                 "SV_CullDistance": "sv", "SV_RenderTargetArrayIndex": "sv", "SV_ViewportArrayIndex": "sv"},
+}
+
 
 def split_semantic(text: str) -> tuple[str, int]:
     """'TEXCOORD3' -> ('TEXCOORD', 3); 'SV_Target' -> ('SV_Target', 0)."""

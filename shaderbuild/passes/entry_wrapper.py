@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..diagnostics import SourceLoc, error
-from ..front.semantics import TESS_FACTOR_TYPES, lookup, split_semantic
+from ..front.semantics import SPECIAL_POINTS, TESS_FACTOR_TYPES, lookup, split_semantic
 from ..ir.clone import clone_expr
 from ..ir.intrinsics import STREAM_METHODS
 from ..ir.streams import INPUT_PRIMITIVES, STREAM_KINDS
@@ -44,6 +44,7 @@ class _Builder:
         # tessellation: the I/O made now is per control point (arrayed = count) or per patch;
         # a hull shader's patch-constant function reuses the control-point function's inputs
         self.arrayed: int | None = None
+        self.gs_vertices = False                     # geometry: the inputs made now are the primitive's vertices
         self.patch = False
         self.reuse_inputs = False
         self.io_vars: dict[tuple[str, str], ir.Variable] = {}
@@ -82,31 +83,68 @@ class _Builder:
     def io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
-        key = (direction, semantic.upper()) if stream == 0 else (f"{direction}{stream}", semantic.upper())
+        key = (self._side(direction, stream), semantic.upper())
+        plain = vk[1] is None and self._special_point_value(semantic, direction, loc) == "plain"
         if self.reuse_inputs and direction == "in" and key in self.io_vars:
             return self.io_vars[key]     # a hull shader's patch-constant function shares the inputs
-        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream)
+        var = self._io_var(semantic, t, direction, loc, interpolation, prefix, vk, row_major, stream, plain)
         io = var.io
         assert io is not None
         io.per_primitive = self.per_primitive and direction == "in"
         if self.arrayed is not None:     # one element per control point
             var.type = ir.Array(var.type, self.arrayed)
             io.arrayed = True
-        io.patch = self.patch and (direction == "out") == (self.stage == "hull")
+        io.patch = self._side(direction, stream) == "patch"
         self.io_vars[key] = var
         (self.entry.inputs if direction == "in" else self.entry.outputs).append(var)
         return var
 
+    def _side(self, direction: str, stream: int = 0) -> str:
+        """Which signature an element made now joins: 'in', 'out', a GS stream's 'out<n>', or 'patch' (a hull
+        shader's patch constants, a domain shader's inputs that are not per control point): each has its own
+        semantics (DXC checks a semantic's indices per signature)."""
+        if self.patch and (direction == "out") == (self.stage == "hull"):
+            return "patch"
+        return direction if stream == 0 else f"{direction}{stream}"
+
+    def _special_point_value(self, semantic: str, direction: str, loc: SourceLoc | None) -> str | None:
+        """At DXC's tessellation and geometry signature points (semantics.SPECIAL_POINTS): how `semantic` is
+        taken there ('sv' or 'plain'), or a located error where DXC refuses it; None elsewhere."""
+        if self.stage not in ("hull", "domain", "geometry"):
+            return None
+        if self.arrayed is not None or self.gs_vertices:
+            point: str | None = "vertices"
+        elif self.stage == "geometry":
+            point = "GSIn" if direction == "in" else None
+        elif self.stage == "hull":
+            point = ("PCOut" if self.patch else None) if direction == "out" else "PCIn" if self.patch else "HSIn"
+        else:
+            point = "DSIn" if direction == "in" else None
+        if point is None:
+            return None
+        sv = lookup(semantic)
+        if point == "vertices" and sv is not None and sv.name in TESS_FACTOR_TYPES:
+            return None         # (tess_factor_type says why it is refused)
+        how = SPECIAL_POINTS[point].get(sv.name if sv is not None else "" if not semantic.upper().startswith("SV_")
+                                        else semantic)
+        if how is None:
+            what = {"vertices": f"{'input' if direction == 'in' else 'output'} (per "
+                                f"{'vertex' if self.stage == 'geometry' else 'control point'})",
+                    "GSIn": "input (not per vertex)", "HSIn": "input (not in the input patch)", "PCIn": "input (of the patch-constant function)",
+                    "PCOut": "output (a patch constant)", "DSIn": "input (a patch constant)"}[point]
+            raise error(f"invalid semantic '{semantic}' for {self.stage} shader {what}", loc)
+        return how
+
     def _io_var(self, semantic: str, t: ir.Type, direction: str, loc: SourceLoc | None,
                 interpolation: str | None, prefix: str, vk: tuple[int | None, str | None] = (None, None),
-                row_major: bool | None = None, stream: int = 0) -> ir.Variable:
+                row_major: bool | None = None, stream: int = 0, plain: bool = False) -> ir.Variable:
         base, index = split_semantic(semantic)
         last = index + _semantic_rows(t, bool(row_major)) - 1
         if last > 0xFFFFFFFF:      # a signature element's index is 32 bits (DXC's atoi() wraps it silently)
             raise error(f"semantic '{semantic}' reaches index {last}; a semantic index is at most 4294967295", loc)
         vk_location, vk_builtin = vk
         # the signature rows it takes: SV_Target is SV_Target0, an array `t[2] : TEXCOORD1` is TEXCOORD1 and 2
-        side = direction if stream == 0 else f"{direction}{stream}"
+        side = self._side(direction, stream)
         rows = [(side, f"{base.upper()}{index + k}") for k in range(t.size if isinstance(t, ir.Array) and t.size else 1)]
         for k, row in enumerate(rows):
             if row not in self.seen_semantics:
@@ -126,7 +164,7 @@ class _Builder:
             return ir.Variable(name, t, storage, loc, io=ir.IOInfo(base, index, builtin=vk_builtin))
         if sv is None and base.upper().startswith("SV_"):
             raise error(f"unknown system value semantic '{semantic}'", loc)
-        if sv is not None and (self.stage, direction) in sv.plain:
+        if sv is not None and (plain or (self.stage, direction) in sv.plain):
             base, sv = sv.name, None        # an ordinary value here (SV_Position as a vertex attribute, ...)
         if sv is not None and sv.name != "SV_Target":
             use = "prim" if self.mesh_kind == "primitive" else direction
@@ -204,6 +242,11 @@ class _Builder:
                                              f.row_major))
             self.per_primitive = whole
             return ir.Construct(t, parts)
+        if self.stage == "pixel" and vk[1] is None and split_semantic(semantic)[0].upper() == "SV_CULLPRIMITIVE":
+            # DXC's PSIn: NotInSig, the constant false (a primitive that reaches the pixel shader was not culled)
+            if not isinstance(t, ir.Scalar):
+                raise error(f"invalid type '{t}' for semantic 'SV_CullPrimitive': it takes a scalar (bool)", loc)
+            return _adapt(ir.Const(ir.BOOL, False), t)
         var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
         return _adapt(ir.Load(ir.VarRef(var), var.type), t)
 
@@ -261,7 +304,11 @@ class _Builder:
                       for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),
                                                    self.member_locs(t, loc))]
             return [ir.Construct(t, [f[i] for f in fields]) for i in range(count)]
-        var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        self.gs_vertices = True
+        try:
+            var = self.io_var(semantic, t, "in", loc, interp, "in", vk, row_major)
+        finally:
+            self.gs_vertices = False
         elem = var.type
         var.type = ir.Array(elem, count)
         assert var.io is not None and self.entry is not None
@@ -614,12 +661,12 @@ def _point(var: ir.Variable, index: ir.Expr) -> ir.Expr:
 
 
 def _is_patch_input(semantic: str | None, t: ir.Type) -> bool:
-    """A domain shader input that is not per control point: the patch constants (any semantic
-    but SV_DomainLocation / SV_PrimitiveID)."""
+    """A domain shader input that is not per control point: the patch constants (DXC's DSIn: any semantic
+    but SV_DomainLocation / SV_PrimitiveID / SV_ViewID, which are read by operations)."""
     if semantic is None:
         return True
     sv = lookup(semantic)
-    return sv is None or sv.name in ("SV_TessFactor", "SV_InsideTessFactor")
+    return sv is None or sv.name not in ("SV_DomainLocation", "SV_PrimitiveID", "SV_ViewID")
 
 
 def _is_output_patch(b: _Builder, var: ir.Variable) -> bool:

@@ -57,10 +57,12 @@ def test_hull_shader_container_and_metadata():
     assert psv["TessellatorDomain"] == 2              # DXIL::TessellatorDomain::Tri
     assert psv["TessellatorOutputPrimitive"] == 4     # TriangleCCW
     pc = part(c, "PSG1")["Signature"]["Parameters"]
-    assert [(p["Name"], p["Index"], p["SystemValue"]) for p in pc] == [
-        ("SV_TessFactor", 0, "FinalTriEdgeTessfactor"), ("SV_TessFactor", 1, "FinalTriEdgeTessfactor"),
-        ("SV_TessFactor", 2, "FinalTriEdgeTessfactor"), ("SV_InsideTessFactor", 0, "FinalTriInsideTessfactor"),
-        ("TINT", 0, "Undefined")]
+    # DXC's packing: the edge factors in column w of rows 0-2, the inside factor in a row of its own (3), TINT
+    # left of the first edge factor (row 0, x); the part lists rows in register order, names by first use
+    assert [(p["Name"], p["Index"], p["SystemValue"], p["Register"], p["Mask"]) for p in pc] == [
+        ("SV_TessFactor", 0, "FinalTriEdgeTessfactor", 0, 8), ("TINT", 0, "Undefined", 0, 1),
+        ("SV_TessFactor", 1, "FinalTriEdgeTessfactor", 1, 8), ("SV_TessFactor", 2, "FinalTriEdgeTessfactor", 2, 8),
+        ("SV_InsideTessFactor", 0, "FinalTriInsideTessfactor", 3, 1)]
     assert [e["Kind"] for e in psv["SigPatchOrPrimElements"]] == ["TessFactor", "InsideTessFactor", "Arbitrary"]
     assert psv["SigPatchConstOrPrimVectors"] == len({p["Register"] for p in pc})
     ir = c.ir
@@ -88,9 +90,11 @@ def test_domain_shader_container_and_metadata():
     assert psv["TessellatorDomain"] == 3              # Quad
     assert psv["OutputPositionPresent"] == 1
     pc = part(c, "PSG1")["Signature"]["Parameters"]
-    assert [(p["Name"], p["Index"], p["SystemValue"]) for p in pc][:6] == [
-        ("SV_TessFactor", i, "FinalQuadEdgeTessfactor") for i in range(4)] + [
-        ("SV_InsideTessFactor", i, "FinalQuadInsideTessfactor") for i in range(2)]
+    # DXC's packing: both tess factor arrays in column w (rows 0-3, 4-5), TINT left of the first edge factor
+    assert [(p["Name"], p["Index"], p["SystemValue"], p["Register"], p["Mask"]) for p in pc] == [
+        ("SV_TessFactor", 0, "FinalQuadEdgeTessfactor", 0, 8), ("TINT", 0, "Undefined", 0, 1)] + [
+        ("SV_TessFactor", i, "FinalQuadEdgeTessfactor", i, 8) for i in range(1, 4)] + [
+        ("SV_InsideTessFactor", i, "FinalQuadInsideTessfactor", 4 + i, 8) for i in range(2)]
     ir = c.ir
     assert re.search(r"!\{i32 2, !(\d+)\}", ir)
     assert re.search(r"!\{i32 3, i32 4\}", ir)                        # DS state: quad, 4 control points

@@ -105,7 +105,9 @@ def test_two_streams_dxil():
     assert [(p["Stream"], p["Name"], p["Register"]) for p in osg] == [
         (0, "SV_Position", 0), (0, "COLOR", 1), (1, "DATA", 0), (1, "LAYER", 1)]   # each stream packed alone
     isg = next(p for p in check.container["Parts"] if p["Name"] == "ISG1")["Signature"]["Parameters"]
-    assert [p["Name"] for p in isg] == ["SV_Position", "COLOR"]      # SV_PrimitiveID / SV_GSInstanceID: no element
+    # SV_PrimitiveID: DXC's Shadow element at GSIn (listed, no register: last); SV_GSInstanceID: no element
+    assert [(p["Name"], p["Register"]) for p in isg] == [("SV_Position", 0), ("COLOR", 1),
+                                                         ("SV_PrimitiveID", 0xFFFFFFFF)]
     psv = next(p for p in check.container["Parts"] if p["Name"] == "PSV0")["PSVInfo"]
     assert psv["SigOutputVectors"] == [2, 2, 0, 0]
     # stream 1's elements carry the output-stream tag (0) in their metadata

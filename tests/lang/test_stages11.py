@@ -413,7 +413,11 @@ O main(float4 pos : SV_Position, Payload pl PL_SEMANTIC) {
                  "other rows (IB, or TEXCOORD7 when cascaded, at register 1, component w) as a per-vertex "
                  "float[2][n] input of the hull, domain and geometry shaders with a Component decoration, which "
                  "spirv-val rejects (VUID-StandaloneSpirv-Component-04924: Component on a type that is not a "
-                 "scalar or vector); the pixel shader's non-arrayed float[2] input with Component passes"),
+                 "scalar or vector); the pixel shader's non-arrayed float[2] input with Component passes.  DXC's "
+                 "packer puts it there too (DxilSignatureAllocator.inl, PackPrefixStable -> PackNext -> FindNext: "
+                 "first row, then first column; an arbitrary multi-row element may share the rows of an earlier "
+                 "arbitrary one of its interpolation mode), so DXC's DXIL of this shader meets the same limit: "
+                 "tests/dxil/test_dxil_signature12.py's model of DXC's packer places IB at (1, 3)"),
 ])
 def test_five_stages_carry_nested_structs_arrays_and_matrices(inner, cascade):
     """Sixteen values per vertex in a row_major float2x3, a column_major float3x2 and the arrays of a nested
@@ -1303,7 +1307,10 @@ O main(float4 pos : SV_Position, nointerpolation float4 c[3] : COLOR) { O o; o.t
     R.param("float", id="float",
             dxil="the float[3] control-point element is packed in the free column of the matrix's rows (ARR at "
                  "register 1, component w); dxil-spirv declares it as a per-vertex float[3][4] with a Component "
-                 "decoration, which spirv-val rejects (VUID-StandaloneSpirv-Component-04924)"),
+                 "decoration, which spirv-val rejects (VUID-StandaloneSpirv-Component-04924).  DXC's packer puts "
+                 "it there too (DxilSignatureAllocator.inl, PackPrefixStable -> PackNext -> FindNext: first row, "
+                 "then first column, an arbitrary multi-row element beside an earlier one of its interpolation "
+                 "mode): tests/dxil/test_dxil_signature12.py's model of DXC's packer places ARR at (1, 3)"),
 ])
 def test_matrices_and_arrays_in_control_points_and_patch_constants(elem):
     """Hull-shader control points with a row_major matrix (rows written at run-time indices) and an array; patch

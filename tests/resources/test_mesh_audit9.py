@@ -412,7 +412,10 @@ DXIL_SPIRV_COMPONENT = R.dxil_xfail(
     "dxil-spirv (dxil_converter.cpp, user outputs) decorates a signature element that starts at a column other "
     "than 0 with Component even when it spans several rows: our MAT (rows 1-2, column 2, packed beside TEXCOORD "
     "as both are nointerpolation) becomes an array of rows with Component 2, which spirv-val refuses "
-    "(VUID-StandaloneSpirv-Component-04924); the SPIR-V build's pixels are checked before")
+    "(VUID-StandaloneSpirv-Component-04924); the SPIR-V build's pixels are checked before.  DXC's packer puts MAT "
+    "there too (DxilSignatureAllocator.inl, PackPrefixStable -> PackNext -> FindNext: first row, then first "
+    "column, beside the earlier arbitrary element of its interpolation mode): tests/dxil/test_dxil_signature12.py's "
+    "model of DXC's packer places MAT at (1, 2)")
 
 
 @pytest.mark.parametrize("variant", [

@@ -133,7 +133,7 @@ D3D: dict[str, tuple[str, int, set[tuple[str, str]]]] = {
                               ("geometry", "in"), ("mesh", "in")}),
     "SV_Barycentrics": ("float3", 1, {("pixel", "in")}),
     "SV_ShadingRate": ("uint", 4, _VS_OUT_PS_IN | {("geometry", "out")} | _MS_PRIM),
-    "SV_CullPrimitive": ("bool", 5, _MS_PRIM),
+    "SV_CullPrimitive": ("bool", 5, _MS_PRIM | {("pixel", "in")}),     # pixel: the constant false
     "SV_StartVertexLocation": ("int", 8, {("vertex", "in")}),
     "SV_StartInstanceLocation": ("uint", 8, {("vertex", "in")}),
     "SV_Target": ("float4", 0, {("pixel", "out")}),
@@ -300,9 +300,10 @@ def test_forbidden_system_value_is_a_located_error(sv, stage, direction):
                                   f"{'input' if direction == 'in' else 'output'}"), errs
 
 
-# (SV_CullPrimitive is as old as the mesh stage, its only one: no profile has the stage without it)
-@pytest.mark.parametrize("sv", [sv for sv, row in D3D.items()
-                                if row[1] > 0 and any(st in ("vertex", "pixel", "compute") for st, _d in row[2])])
+# (SV_CullPrimitive is as old as the mesh stage, and DXC's table gives a pixel shader's input of it (NotInSig: the
+# constant false) no shader-model gate)
+@pytest.mark.parametrize("sv", [sv for sv, row in D3D.items() if row[1] > 0 and sv != "SV_CullPrimitive"
+                                and any(st in ("vertex", "pixel", "compute") for st, _d in row[2])])
 def test_system_value_needs_its_shader_model(sv):
     stage, direction = sorted(p for p in D3D[sv][2] if p[0] in ("vertex", "pixel", "compute"))[0]
     prefix, src = _source(sv, stage, direction)

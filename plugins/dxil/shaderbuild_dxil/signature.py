@@ -38,12 +38,18 @@ INTRINSIC_INPUTS = {"SV_SampleIndex": "SampleIndex", "SV_Coverage": "Coverage", 
 TESS_INTRINSIC_INPUTS = {("hull", "SV_OutputControlPointID"): "OutputControlPointID",
                          ("hull", "SV_PrimitiveID"): "PrimitiveID", ("domain", "SV_PrimitiveID"): "PrimitiveID",
                          ("domain", "SV_DomainLocation"): "DomainLocation"}
-# geometry-shader inputs that are not per vertex (SigPoint GSIn: NotInSig), read by an operation
+# geometry-shader inputs that are not per vertex (SigPoint GSIn), read by an operation; SV_PrimitiveID is a
+# Shadow there: DXC lists it in the input signature without a register (GS_SHADOW_INPUT), the others are NotInSig
 GS_INTRINSIC_INPUTS = {"SV_PrimitiveID": "PrimitiveID", "SV_GSInstanceID": "GSInstanceID", "SV_ViewID": "ViewID"}
+GS_SHADOW_INPUT = "SV_PrimitiveID"
 
 # semantic -> (DXIL::SemanticKind, DxilProgramSigSemantic system value, its interpretation at each
 # sigpack.SIG_POINTS entry; None = not allowed there).  "" is every
-# non-SV semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table.
+# non-SV semantic.  Interpretations transcribed from DXIL.rst's "Semantic Interpretations" table (DxilSigPoint.inl);
+# the HSCPIn column also holds the hull shader's non-arrayed inputs (DXC's HSIn / PCIn: read by operations), the
+# DSCPIn one the domain shader's inputs read by operations (the entry wrapper refuses those semantics per control
+# point and sorts the others into the patch constants: semantics.SPECIAL_POINTS); tests/dxil/test_dxil_signature12.py
+# compares the table with DXC's.
 _A, _SV, _SGV, _CC, _NP, _SH, _NIS, _T = (sigpack.ARB, sigpack.SV, sigpack.SGV, sigpack.CLIPCULL, sigpack.NOT_PACKED,
                                           sigpack.SHADOW, sigpack.NOT_IN_SIG, sigpack.TARGET)
 _TF = sigpack.TESS_FACTOR
@@ -52,14 +58,14 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     "": (0, 0, (_A, _A, _A, None, _A, _A, _A, _A, _A, _A, _A, _A, _A, _A)),
     "SV_VertexID": (1, 6, (_SV, None, None, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_InstanceID": (2, 8, (_SV, _A, _A, None, _A, _A, None, _A, None, _A, _A, _A, None, None)),
-    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, None, _SV, None, _SV, _SV, _SV, _SV, None)),
+    "SV_Position": (3, 1, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, _SV, None)),
     "SV_RenderTargetArrayIndex": (4, 4, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, None, _SV)),
     "SV_ViewportArrayIndex": (5, 5, (_A, _SV, _SV, None, _SV, _SV, _A, _SV, _A, _SV, _SV, _SV, None, _SV)),
-    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
-    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, None, _CC, None, _CC, _CC, _CC, _CC, None)),
+    "SV_ClipDistance": (6, 2, (_A, _CC, _CC, None, _CC, _CC, _A, _CC, _A, _CC, _CC, _CC, _CC, None)),
+    "SV_CullDistance": (7, 3, (_A, _CC, _CC, None, _CC, _CC, _A, _CC, _A, _CC, _CC, _CC, _CC, None)),
     "SV_OutputControlPointID": (8, 0, (None, None, None, None, _NIS, None, None, None, None, None, None, None, None, None)),
-    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, None, None, None, None, None, None)),
-    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, None, None, None, _SGV, None, _SV)),
+    "SV_DomainLocation": (9, 0, (None, None, None, None, None, None, None, _NIS, _NIS, None, None, None, None, None)),
+    "SV_PrimitiveID": (10, 7, (None, None, _SGV, None, _NIS, None, None, _NIS, _NIS, None, None, _SGV, None, _SV)),
     "SV_SampleIndex": (12, 10, (None, None, _SH, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_IsFrontFace": (13, 9, (None, None, _SGV, None, None, None, None, None, None, None, None, _SGV, None, None)),
     "SV_Coverage": (14, 66, (None, None, _NIS, _NP, None, None, None, None, None, None, None, None, None, None)),
@@ -75,7 +81,7 @@ _SEMANTICS: dict[str, tuple[int, int, tuple[str | None, ...]]] = {
     # the DxilProgramSigSemantic of a tess factor depends on [domain]: TESS_FACTOR_SYSTEM_VALUES
     "SV_TessFactor": (25, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
     "SV_InsideTessFactor": (26, 0, (None, None, None, None, None, None, _TF, None, _TF, None, None, None, None, None)),
-    "SV_CullPrimitive": (30, 25, (None, None, None, None, None, None, None, None, None, None, None, None, None, _NP)),
+    "SV_CullPrimitive": (30, 25, (None, None, _NIS, None, None, None, None, None, None, None, None, None, None, _NP)),
     "SV_StartVertexLocation": (31, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None, None)),
     "SV_StartInstanceLocation": (32, 0, (_NIS, None, None, None, None, None, None, None, None, None, None, None, None,
                                          None)),
@@ -95,8 +101,9 @@ _INTERP = {None: 2, "linear": 2, "nointerpolation": 1, "centroid": 3, "noperspec
            "noperspective centroid": 5, "noperspective sample": 7}
 # SV_Position always interpolates without perspective (HLSignatureLower UpdateSemanticAndInterpMode)
 _NOPERSPECTIVE = {2: 4, 3: 5, 6: 7}
-_UNINTERPOLATED = frozenset({"VSIn", "PSOut"})     # SigPoints whose elements have no interpolation mode
-_PATCH_CONSTANT = frozenset({"PCOut", "DSIn"})     # packed per patch: DXC gives their elements no mode
+# SigPoints whose elements have no interpolation mode: those whose packing kind is not Vertex (DXC's
+# SigPoint::NeedsInterpMode): the vertex inputs, the pixel outputs and the patch constants
+_UNINTERPOLATED = frozenset({"VSIn", "PSOut", "PCOut", "DSIn"})
 
 
 class SigElement(DataRecord):
@@ -216,7 +223,12 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
             if io.semantic not in GS_INTRINSIC_INPUTS:
                 raise error(f"geometry shader input '{io.semantic}' must be part of the input primitive's "
                             f"vertices", v.loc)
-            continue            # read by an operation (SigPoint GSIn: not in the signature)
+            if io.semantic == GS_SHADOW_INPUT:     # (SigPoint GSIn needs no interpolation mode)
+                kind, sysval, _ = _SEMANTICS[io.semantic]
+                ct, sct = _COMP_TYPES[("uint", 32)]
+                out.append(SigElement(v, len(out), io.semantic, io.index, kind, sysval, ct, sct, 1, 1, 0,
+                                      sigpack.SHADOW, 32))
+            continue            # read by an operation
         # per control point (tessellation) / per vertex (GS inputs): the element type
         vt = v.type.elem if (io.arrayed or io.vertices or io.mesh) and isinstance(v.type, ir.Array) else v.type
         parts = struct_array_leaves(vt) if not (io.arrayed or io.vertices or io.mesh) else None
@@ -338,7 +350,7 @@ def _check_system_value_index(io: ir.IOInfo, how: str, rows: int, loc) -> None:
 
 
 def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> int:
-    """DXIL::InterpolationMode: undefined for VS inputs and PS outputs, constant for non-floats,
+    """DXIL::InterpolationMode: undefined for VS inputs, PS outputs and patch constants, constant for non-floats,
     else the declared mode (linear by default), the noperspective variant for SV_Position.  DXC's
     refusals: an interpolating mode on an integer or bool element where elements have modes (its validator,
     MetaIntegerInterpMode), a nointerpolation SV_Position or an interpolated mesh primitive output
@@ -350,7 +362,7 @@ def _interpolation(point: str, kind: int, s: ir.Scalar, io: ir.IOInfo, loc) -> i
         raise error(f"mesh shader's primitive outputs' interpolation mode must be constant or undefined: "
                     f"'{io.semantic}' is {declared}", loc)
     if s.kind != "float" or point == "MSPOut":     # a primitive's values are constant over it
-        if declared not in (None, "nointerpolation") and point not in _PATCH_CONSTANT:
+        if declared not in (None, "nointerpolation"):
             raise error(f"signature element '{io.semantic}' specifies invalid interpolation mode '{declared}' for "
                         f"integer component type: integer and bool elements are nointerpolation", loc)
         return 1

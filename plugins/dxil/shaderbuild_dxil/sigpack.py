@@ -14,9 +14,15 @@ interpretation tables; DxilSignatureAllocator; DxilPackSignatureElement):
 * PS outputs: SV_Target<n> takes row n, column 0; everything else is unpacked;
 * everything else is packed in declaration order, each element at the first
   (row, column) that fits: one interpolation mode and one data width per row,
-  a system value never left of an arbitrary value, an SGV never left of
-  anything else, multi-row (array) elements never share a row with an SV/SGV,
-  and SV_ClipDistance/SV_CullDistance share at most two rows of their own.
+  a system value, clip/cull distance or tess factor never left of an arbitrary
+  value, an SGV never left of anything else, multi-row (array) elements never
+  share a row with an SV/SGV, and SV_ClipDistance/SV_CullDistance share at most
+  two rows of their own;
+* a tess factor array (SV_TessFactor, a quad's SV_InsideTessFactor) starts in
+  column 3 (PackPrefixStable's PackNext(SE, startRow, numRows, 3)) and only
+  goes into rows whose indexing is a part of its own (DetectRowConflict's
+  kConflictsWithIndexedTessFactor), so a one-row tess factor takes a row of
+  its own and an arbitrary patch constant may fill the columns left of them.
 """
 
 from __future__ import annotations
@@ -87,12 +93,13 @@ _F_ARB, _F_SGV, _F_SV, _F_TESS, _F_CLIPCULL = 2, 4, 8, 16, 32
 _FLAG = {ARB: _F_ARB, SV: _F_SV, SGV: _F_SGV, CLIPCULL: _F_CLIPCULL, TESS_FACTOR: _F_TESS}
 _KINDS = (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)
 _CONFLICTS_WITH_INDEXED = _F_SGV | _F_SV
-# kinds that may not sit left / right of a component of the given kind; a tess factor shares its
-# rows with nothing (one factor per row, column x, as in DXC's patch-constant signatures)
-_BLOCK_LEFT = {_F_ARB: (_F_SGV, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_SGV, _F_TESS), _F_CLIPCULL: (_F_SGV, _F_TESS),
-               _F_SGV: (_F_TESS,), _F_TESS: (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)}
-_BLOCK_RIGHT = {_F_SGV: (_F_ARB, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_ARB, _F_TESS),
-                _F_CLIPCULL: (_F_ARB, _F_TESS), _F_ARB: (_F_TESS,), _F_TESS: (_F_ARB, _F_SGV, _F_SV, _F_CLIPCULL, _F_TESS)}
+# kinds that may not sit left / right of a component of the given kind (DxilSignatureAllocator's
+# GetConflictFlagsLeft / GetConflictFlagsRight)
+_BLOCK_LEFT = {_F_ARB: (_F_SGV, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_SGV,), _F_CLIPCULL: (_F_SGV,),
+               _F_TESS: (_F_SGV,), _F_SGV: ()}
+_BLOCK_RIGHT = {_F_SGV: (_F_ARB, _F_SV, _F_CLIPCULL, _F_TESS), _F_SV: (_F_ARB,), _F_CLIPCULL: (_F_ARB,),
+                _F_TESS: (_F_ARB,), _F_ARB: ()}
+_FIXES_INDEXING = _F_SGV | _F_SV | _F_TESS
 _INDEXED_UP, _INDEXED_DOWN = 1, 2
 # _FIRST_COL[taken][cols]: the first column of `cols` free components in a register whose taken
 # components are the 4-bit mask `taken`, or -1
@@ -138,7 +145,10 @@ class _Allocator:
             have = self.index_flags[reg]
             if have and flag & _CONFLICTS_WITH_INDEXED:
                 return 15
-            if self.index_fixed[reg] and (_index_flags(r, rows) | have) != have:
+            mine = _index_flags(r, rows)
+            if self.index_fixed[reg] and (mine | have) != have:
+                return 15
+            if flag == _F_TESS and (mine | have) != mine:
                 return 15
             i = self.interp[reg]
             if i and i != interp:
@@ -149,12 +159,14 @@ class _Allocator:
             taken |= occupied[reg] | blocked[reg]
         return taken
 
-    def find(self, s: _Shape, first: int = 0, last: int | None = None) -> tuple[int, int] | None:
-        """The first (row, col) at or after row `first` (rows end before `last`) where `s` fits."""
+    def find(self, s: _Shape, first: int = 0, last: int | None = None, start_col: int = 0) -> tuple[int, int] | None:
+        """The first (row, col) at or after row `first` (rows end before `last`), col at or after
+        `start_col`, where `s` fits."""
         end = self.n if last is None else min(last, self.n)
         first_col = _FIRST_COL
+        below = (1 << start_col) - 1
         for row in range(first, end - s.rows + 1):
-            col = first_col[self._taken(s, row)][s.cols]
+            col = first_col[self._taken(s, row) | below][s.cols]
             if col >= 0:
                 return row, col
         return None
@@ -169,7 +181,7 @@ class _Allocator:
             reg = row + r
             self.interp[reg], self.width[reg] = s.interp, s.width
             self.index_flags[reg] |= _index_flags(r, s.rows)
-            if flag & _CONFLICTS_WITH_INDEXED:
+            if flag & _FIXES_INDEXING:
                 self.index_fixed[reg] = True
             free = 15 & ~self.occupied[reg]
             for k in left_kinds:
@@ -268,7 +280,7 @@ def _pack_prefix_stable(elems: list[Packable]) -> None:
             clip.place(e)
             continue
         s = _shape(e)
-        spot = main.find(s)
+        spot = main.find(s, start_col=3 if s.flag == _F_TESS and s.rows > 1 else 0)
         if spot is not None:
             main.place(s, *spot)
             e.start_row, e.start_col = spot
