@@ -249,6 +249,11 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                         (r"'.*' is a user-defined semantic; did you mean 'SV_Position'\?$",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
                                 (r"Length is deprecated$",)),
+    "missing-declarations": ("a declaration that declares nothing: `float;`, `typedef struct { ... };` (clang's "
+                             "group)", (r"declaration does not declare anything$", r"typedef requires a name$")),
+    "comment": ("a `/*` inside a block comment (clang's group)", (r"'/\*' within block comment$",)),
+    "implicitly-unsigned-literal": ("HLSL 202x: a decimal literal too large for int64_t, read as uint64_t (clang's "
+                                    "group)", (r"integer literal is too large to be represented in a signed",)),
 }
 # warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
 DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")

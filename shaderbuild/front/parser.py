@@ -625,6 +625,7 @@ class Parser:
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
+        start = self.tok.loc
         quals = self.qualifiers()
         out: list[ast.Node] = []
         if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
@@ -649,6 +650,10 @@ class Parser:
         else:
             type_ref = self.declared_type()
         quals |= self.trailing_qualifiers()
+        if self.at(";") and not effect:         # `float;`: clang's warning (an extension), nothing declared
+            self.warn("declaration does not declare anything", start)
+            self.advance()
+            return out
         name_tok = self.decl_name("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
         if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
@@ -1229,7 +1234,7 @@ class Parser:
 
     def typedef(self) -> list[ast.TypedefDecl]:
         """typedef [qualifiers] type name[dims] [< annotations >] (, name[dims])* ;"""
-        self.advance()      # typedef
+        kw = self.advance()      # typedef
         quals = self.qualifiers()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
@@ -1239,6 +1244,10 @@ class Parser:
             t = self.type_ref()
         quals |= self.trailing_qualifiers()
         out: list[ast.TypedefDecl] = []
+        if self.at(";"):        # `typedef struct { ... };`: clang's warning (an extension); the struct stays
+            self.warn("typedef requires a name", kw.loc)
+            self.advance()
+            return out
         while True:
             name_tok = self.ident("a typedef name")
             name = self.qualified(name_tok.text)
@@ -1330,7 +1339,7 @@ class Parser:
                 return t.text not in self.template_structs or not self.after_angles(1).is_punct("::")   # S<int>::x
             if nxt.is_punct("::"):
                 return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
-            return nxt.kind is TokKind.IDENT
+            return nxt.kind is TokKind.IDENT or nxt.is_punct(";")       # `float;` declares nothing (a warning)
         return False
 
     def statement(self) -> ast.Stmt:

@@ -688,12 +688,13 @@ class _Frame:
     """A file being processed."""
 
     __slots__ = ("toks", "hashes", "hi", "pos", "bad", "bad_msgs", "conds", "display", "abspath", "dir",
-                 "include_loc", "line_map", "pending")
+                 "include_loc", "line_map", "pending", "warned")
 
     def __init__(self, toks: list[Token], hashes: list[int], bad: dict[int, str], display: str,
-                 abspath: str, include_loc: SourceLoc | None):
+                 abspath: str, include_loc: SourceLoc | None, warned: list[tuple[int, SourceLoc, str]]):
         self.toks = toks
         self.hashes = hashes
+        self.warned = warned        # the lexer's warnings not yet given (LexResult.warned)
         self.hi = 0
         self.pos = 0
         self.bad = sorted(bad) if bad else None
@@ -793,7 +794,7 @@ class _Preprocessor:
             self.seen_files.add(abspath)
             self.files.append(abspath)
         lx = lex(text, display, 1, lenient=True)
-        self.frames.append(_Frame(lx.tokens, lx.hashes, lx.bad, display, abspath, include_loc))
+        self.frames.append(_Frame(lx.tokens, lx.hashes, lx.bad, display, abspath, include_loc, lx.warned))
 
     def include_notes(self) -> list[Diagnostic]:
         notes = []
@@ -812,6 +813,8 @@ class _Preprocessor:
             toks = f.toks
             nh = f.hashes[f.hi] if f.hi < len(f.hashes) else len(toks)
             if f.pos < nh:
+                if f.warned:
+                    self.lexer_warnings(f, nh, f.active)
                 if f.active:
                     self.check_bad(f, f.pos, nh, False)
                     seg = toks[f.pos:nh]
@@ -821,6 +824,8 @@ class _Preprocessor:
                 f.pos = nh
                 continue
             if f.pos >= len(toks):
+                if f.warned:        # after the last token
+                    self.lexer_warnings(f, len(toks) + 1, f.active)
                 if f.pending is not None:
                     seg, f.pending = f.pending, None
                     expand(seg, out)  # now any unfinished call is an error
@@ -837,7 +842,11 @@ class _Preprocessor:
             line = toks[nh:end]
             if f.line_map is not None:
                 line = self.remap(f, line)
+            active = f.active
             self.directive(f, line, nh, end)
+            if f.warned:            # a directive line lexed as clang does: raw (silent) in a skipped group; the
+                hash_at = toks[nh].loc      # #else/#endif that ends one is lexed after its name as text is
+                self.lexer_warnings(f, end, active, hash_at if f.active else None)
 
     def expand_text(self, f: _Frame, seg: list[Token]) -> None:
         """Expand a run of text lines.  A macro call left open at its end may continue
@@ -855,6 +864,16 @@ class _Preprocessor:
             exp.counter, exp.expanded = counter, expanded
             exp.disabled.clear()
             f.pending = seg
+
+    def lexer_warnings(self, f: _Frame, end: int, given: bool, after: SourceLoc | None = None) -> None:
+        """The lexer's warnings for the tokens before `end`: given when their lines are not skipped (`given`), or
+        when they come after `after`."""
+        while f.warned and f.warned[0][0] < end:
+            _index, loc, message = f.warned.pop(0)
+            if given or (after is not None and (loc.line, loc.col) > (after.line, after.col)):
+                if f.line_map is not None:
+                    loc = SourceLoc(f.line_map[1], loc.line + f.line_map[0], loc.col)
+                self.warn(message, loc)
 
     def check_bad(self, f: _Frame, start: int, end: int, allow: bool) -> None:
         if f.bad is None or allow:

@@ -47,6 +47,9 @@ static const uint B = 1 << 40;
 uint Shift(uint n) { return 1 << n; }
 cbuffer PO { float po : packoffset(c0) : packoffset(c1); };
 float4 PS(sample centroid float4 v : V) : SV_Target { float2 w = (1, 2); return v + w.x; }
+float;
+typedef struct { float z; };
+/* a /* b */
 """
 
 EXPECTED = [
@@ -54,11 +57,14 @@ EXPECTED = [
     "t.hlsl:3:9: warning: unknown pack_matrix pragma value (expected row_major or column_major); pragma ignored "
     "[-Wignored-pragmas]",
     "t.hlsl:4:10: warning: extra tokens at end of #undef directive [-Wextra-tokens]",
+    "t.hlsl:33:6: warning: '/*' within block comment [-Wcomment]",
     "t.hlsl:26:1: warning: effect technique ignored - effect syntax is deprecated [-Weffects-syntax]",   # parser's
     "t.hlsl:29:42: warning: packoffset is overridden by another packoffset annotation [-Wpackoffset-override]",
     "t.hlsl:30:18: warning: 'centroid' will be overridden by 'sample' [-Wspecifier-override]",
     "t.hlsl:30:67: warning: comma expression used where a constructor list may have been intended "
     "[-Wcomma-in-init]",
+    "t.hlsl:31:1: warning: declaration does not declare anything [-Wmissing-declarations]",
+    "t.hlsl:32:1: warning: typedef requires a name [-Wmissing-declarations]",
     "t.hlsl:6:11: warning: the initializer of uniform global 'g' is ignored; declare it 'static const' for a "
     "compile-time constant [-Wignored-attributes]",
     "t.hlsl:7:18: warning: 'out' parameter 'x' is not assigned on every path through 'F'; the caller receives "
@@ -82,8 +88,8 @@ EXPECTED = [
 ]
 
 
-def _compile(source: str, **opts):
-    return compile_file("t.hlsl", CompileOptions(entry="main", profile="cs_6_0", target="spirv", **opts), text=source)
+def _compile(source: str, profile: str = "cs_6_0", **opts):
+    return compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="spirv", **opts), text=source)
 
 
 def _headers(res) -> list[str]:
@@ -124,6 +130,11 @@ VS = "float4 main(float4 p : P) : POSITION { return p; }\n"
 VS_WARNINGS = ["t.hlsl:1:8: warning: 'POSITION' is a user-defined semantic; did you mean 'SV_Position'? "
                "[-Wdx9-deprecation]"]
 
+# warnings of HLSL 202x only
+HV202X = "RWStructuredBuffer<uint64_t> O;\n[numthreads(1, 1, 1)]\nvoid main() { O[0] = 18446744073709551615; }\n"
+HV202X_WARNINGS = ["t.hlsl:3:22: warning: integer literal is too large to be represented in a signed integer type, "
+                   "interpreting as unsigned [-Wimplicitly-unsigned-literal]"]
+
 
 def test_every_warning_has_its_group():
     res = _compile(SHADER)
@@ -133,8 +144,10 @@ def test_every_warning_has_its_group():
     assert old.ok and _headers(old) == HV2016_WARNINGS
     vs = compile_file("t.hlsl", CompileOptions(entry="main", profile="vs_6_0", target="spirv"), text=VS)
     assert vs.ok and _headers(vs) == VS_WARNINGS
+    new = _compile(HV202X, hlsl_version=2029, profile="cs_6_2")
+    assert new.ok and _headers(new) == HV202X_WARNINGS
     shown = {re.search(r"\[-W([a-z0-9-]+)\]$", h).group(1)
-             for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS + VS_WARNINGS}
+             for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS + VS_WARNINGS + HV202X_WARNINGS}
     assert shown == set(WARNING_GROUPS)        # the shaders cover every group
 
 

@@ -401,12 +401,16 @@ class ExprLowering(HeapLowering, SemaBase):
             t = next((k for k in kinds if e.value <= (1 << (k.width - (k.kind == "int"))) - 1), ir.UINT64)
             if e.value > (1 << (t.width - (t.kind == "int"))) - 1:
                 raise error("integer literal is too large to be represented in any integer type", e.loc)
+            if e.decimal and t is ir.UINT64:        # clang's C rule (SemaExpr.cpp ActOnNumericConstant)
+                self.warn("integer literal is too large to be represented in a signed integer type, interpreting "
+                          "as unsigned", e.loc)
         else:
-            # an unsuffixed literal is DXC's "literal int": it adopts the other operand's type;
-            # alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative)
-            if e.value > 0x7FFFFFFFFFFFFFFF:
+            # an unsuffixed literal is DXC's "literal int", a signed 64-bit value: it adopts the other operand's
+            # type; alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative).  One
+            # of 2**63 to 2**64 - 1 wraps to a negative value without a word, as DXC's (18446744073709551615 is -1)
+            if e.value > 0xFFFFFFFFFFFFFFFF:
                 raise error("integer literal is too large to be represented in any integer type", e.loc)
-            return self.lit(literal_int(e.value))
+            return self.lit(literal_int(e.value - (1 << 64) if e.value >> 63 else e.value))
         return ir.Const(t, scalar_value(t, e.value))
 
     def rv_FloatLit(self, e: ast.FloatLit) -> ir.Expr:
