@@ -33,6 +33,7 @@ class Diagnostic(DataRecord):
     loc: SourceLoc | None = None
     notes: list[Diagnostic] = Record.factory(list)
     source_line: str | None = None  # the text of loc.line, filled in by the renderer
+    group: str | None = None        # a warning's -W group when its words cannot tell it (`#pragma message`)
 
     def render(self, sources: SourceCache | None = None, style: str = "gnu") -> str:
         out: list[str] = []
@@ -252,9 +253,23 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "missing-declarations": ("a declaration that declares nothing: `float;`, `typedef struct { ... };` (clang's "
                              "group)", (r"declaration does not declare anything$", r"typedef requires a name$")),
     "comment": ("a `/*` inside a block comment (clang's group)", (r"'/\*' within block comment$",)),
+    "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
+                         "DefaultWarnNoWerror)", ()),
+    "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",
+                                (r"(re|un)defining builtin macro$",)),
+    "pragma-once-outside-header": ("`#pragma once` in the main file (the name of later clang's group; DXC's "
+                                   "warning has none)", (r"#pragma once in main file$",)),
+    "line-decimal": ("a `#line` number written with a leading 0: read as decimal (ours; DXC's warning has no "
+                     "group)", (r"(#line|GNU line marker) directive interprets number as decimal",)),
+    "preprocessor-arithmetic": ("`#if` arithmetic that overflows or makes a negative operand unsigned (ours; "
+                                "DXC's warnings have no group)",
+                                (r"integer overflow in preprocessor expression$",
+                                 r"(left|right) side of operator converted from negative value to unsigned")),
     "implicitly-unsigned-literal": ("HLSL 202x: a decimal literal too large for int64_t, read as uint64_t (clang's "
                                     "group)", (r"integer literal is too large to be represented in a signed",)),
 }
+# warnings -WX leaves warnings (clang's DefaultWarnNoWerror)
+NO_WERROR = ("#pragma-messages",)
 # warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
 DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")
 
@@ -263,6 +278,8 @@ def warning_group(d: Diagnostic) -> str | None:
     """The -W name of warning `d`, or None (e.g. a #warning directive's text: never suppressed)."""
     import re
 
+    if d.group is not None:
+        return d.group
     for name, (_what, patterns) in WARNING_GROUPS.items():
         if any(re.match(p, d.message) for p in patterns):
             return name
@@ -283,7 +300,7 @@ def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_error
                 continue
             if "all" not in enabled and group not in enabled and any(re.match(p, d.message) for p in DEFAULT_OFF):
                 continue
-            if as_errors:
+            if as_errors and group not in NO_WERROR:
                 d = Diagnostic("error", f"{d.message} [-WX]", d.loc, d.notes, d.source_line)
         out.append(d)
     return out

@@ -135,6 +135,16 @@ HV202X = "RWStructuredBuffer<uint64_t> O;\n[numthreads(1, 1, 1)]\nvoid main() { 
 HV202X_WARNINGS = ["t.hlsl:3:22: warning: integer literal is too large to be represented in a signed integer type, "
                    "interpreting as unsigned [-Wimplicitly-unsigned-literal]"]
 
+# the preprocessor's warnings of clang that DXC keeps (a file of its own: the main one's lines stay)
+PP = ("#pragma once\n#define __LINE__ 3\n#pragma message(\"note this\")\n#if -1 < 0u\n#endif\n#line 010\n"
+      "RWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)]\nvoid main() { O[0] = 1; }\n")
+PP_WARNINGS = ["t.hlsl:1:9: warning: #pragma once in main file [-Wpragma-once-outside-header]",
+               "t.hlsl:2:9: warning: redefining builtin macro [-Wbuiltin-macro-redefined]",
+               "t.hlsl:3:9: warning: note this [-W#pragma-messages]",
+               "t.hlsl:4:8: warning: left side of operator converted from negative value to unsigned: -1 to "
+               "18446744073709551615 [-Wpreprocessor-arithmetic]",
+               "t.hlsl:6:7: warning: #line directive interprets number as decimal, not octal [-Wline-decimal]"]
+
 
 def test_every_warning_has_its_group():
     res = _compile(SHADER)
@@ -146,8 +156,10 @@ def test_every_warning_has_its_group():
     assert vs.ok and _headers(vs) == VS_WARNINGS
     new = _compile(HV202X, hlsl_version=2029, profile="cs_6_2")
     assert new.ok and _headers(new) == HV202X_WARNINGS
-    shown = {re.search(r"\[-W([a-z0-9-]+)\]$", h).group(1)
-             for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS + VS_WARNINGS + HV202X_WARNINGS}
+    pp = _compile(PP)
+    assert pp.ok and _headers(pp) == PP_WARNINGS
+    shown = {re.search(r"\[-W([#a-z0-9-]+)\]$", h).group(1)
+             for h in EXPECTED + QUIET_WARNINGS + HV2016_WARNINGS + VS_WARNINGS + HV202X_WARNINGS + PP_WARNINGS}
     assert shown == set(WARNING_GROUPS)        # the shaders cover every group
 
 
@@ -184,7 +196,7 @@ def test_wx_makes_every_warning_an_error():
 
 def test_docs_list_every_group():
     text = (REPO / "docs" / "WARNINGS.md").read_text()
-    listed = set(re.findall(r"^\| `([a-z0-9-]+)` \|", text, re.M))
+    listed = set(re.findall(r"^\| `([#a-z0-9-]+)` \|", text, re.M))
     assert listed == set(WARNING_GROUPS)
 
 

@@ -48,6 +48,31 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
                                         "comment", 2021),
     "nested_block_comment_after_a_splice": (G("/* a \\\n /* b */\n"), "2:2", "'/*' within block comment",
                                             "comment", 2021),
+    "pragma_once_in_main_file": ("#pragma once\n" + B(""), "1:9", "#pragma once in main file",
+                                 "pragma-once-outside-header", 2021),
+    "line_decimal": ("#line 010\n" + B(""), "1:7", "#line directive interprets number as decimal, not octal",
+                     "line-decimal", 2021),
+    "line_marker_decimal": ('# 07 "t.hlsl"\n' + B(""), "1:3", "GNU line marker directive interprets number as "
+                            "decimal, not octal", "line-decimal", 2021),
+    "pp_convert_rhs_to_positive": ("#if 1u > -2\n#endif\n" + B(""), "1:8", "right side of operator converted from "
+                                   "negative value to unsigned: -2 to 18446744073709551614", "preprocessor-arithmetic",
+                                   2021),
+    "pp_overflow_of_a_negation": ("#if -(-9223372036854775807 - 1)\n#endif\n" + B(""), "1:5",
+                                  "integer overflow in preprocessor expression", "preprocessor-arithmetic", 2021),
+    "pp_overflow_of_a_shift": ("#if 1 << 63\n#endif\n" + B(""), "1:7", "integer overflow in preprocessor expression",
+                               "preprocessor-arithmetic", 2021),
+    "pp_overflow_of_a_product": ("#if 4611686018427387904 * 2\n#endif\n" + B(""), "1:25",
+                                 "integer overflow in preprocessor expression", "preprocessor-arithmetic", 2021),
+    "pp_literal_too_large_for_signed": ("#if 9223372036854775808\n#endif\n" + B(""), "1:5",
+                                        "integer literal is too large to be represented in a signed integer type, "
+                                        "interpreting as unsigned", "implicitly-unsigned-literal", 2021),
+    "undef_builtin_macro": ("#undef __COUNTER__\n" + B(""), "1:8", "undefining builtin macro",
+                            "builtin-macro-redefined", 2021),
+    "redef_builtin_macro": ("#define __FILE__ \"x\"\n" + B(""), "1:9", "redefining builtin macro",
+                            "builtin-macro-redefined", 2021),
+    "pragma_message": ('#define WHY "the reason"\n#pragma message("because " WHY)\n' + B(""), "2:9",
+                       "because the reason", "#pragma-messages", 2021),
+    "pragma_message_gcc_form": ('#pragma message "plain"\n' + B(""), "1:9", "plain", "#pragma-messages", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -59,6 +84,17 @@ QUIET = {
     "nested_block_comment_in_a_skipped_group": G("#if 0\n/* a /* b */\n#else /* c */\n#endif\n"),
     "nested_block_comment_on_a_skipped_directive": G("#if 0\n#if 1 /* a /* b */\n#endif\n#endif\n"),
     "a_comment_ending_in_slash_star_slash": G("/* a /*/\n"),
+    # clang: only operands that are evaluated
+    "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
+    "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
+    "pp_line_zero": G("#line 0\n"),
+}
+
+# clang's errors for a malformed `#pragma message` (name -> program, "line:col", message)
+MALFORMED = {
+    "no_string": ("#pragma message(oops)\n" + B(""), "1:17", "expected string literal in pragma message"),
+    "nothing": ("#pragma message\n" + B(""), "1:9", "pragma message requires parenthesized string"),
+    "junk_after": ('#pragma message("a" x)\n' + B(""), "1:21", "pragma message requires parenthesized string"),
 }
 
 
@@ -96,8 +132,11 @@ def test_silenced_by_its_group(name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_an_error_under_wx(name):
-    source, where, message, _group, version = CASES[name]
+    source, where, message, group, version = CASES[name]
     ok, diags = _diagnostics(source, _options("spirv", version, warnings_as_errors=True))
+    if group == "#pragma-messages":         # clang's DefaultWarnNoWerror
+        assert (ok, diags) == (True, [("warning", where, message)])
+        return
     assert not ok
     assert diags == [("error", where, f"{message} [-WX]")]
 
@@ -138,3 +177,17 @@ def test_the_too_large_literal_has_dxcs_value(version):
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_quiet(name):
     assert _diagnostics(QUIET[name], _options("spirv")) == (True, [])
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_malformed_pragma_message(name):
+    source, where, message = MALFORMED[name]
+    assert _diagnostics(source, _options("spirv")) == (False, [("error", where, message)])
+
+
+def test_pragma_once_in_an_included_file_is_quiet(tmp_path):
+    (tmp_path / "h.hlsli").write_text("#pragma once\nstatic const float K = 2;\n")
+    main = tmp_path / "m.hlsl"
+    main.write_text('#include "h.hlsli"\n#include "h.hlsli"\n' + B("    p.x = K;\n"))
+    res = compile_file(str(main), _options("spirv"))
+    assert res.ok and res.diagnostics == []
