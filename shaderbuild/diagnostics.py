@@ -253,6 +253,8 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "missing-declarations": ("a declaration that declares nothing: `float;`, `typedef struct { ... };` (clang's "
                              "group)", (r"declaration does not declare anything$", r"typedef requires a name$")),
     "comment": ("a `/*` inside a block comment (clang's group)", (r"'/\*' within block comment$",)),
+    "literal-range": ("a floating-point literal its type cannot hold: infinite or zero (clang's group)",
+                      (r"magnitude of floating-point constant too (large|small) for type",)),
     "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
                          "DefaultWarnNoWerror)", ()),
     "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",

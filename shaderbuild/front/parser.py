@@ -1700,7 +1700,15 @@ class Parser:
                 self.advance()
                 return ast.FloatLit(t.loc, float("inf"), "")
             body = t.text[:len(t.text) - len(suffix)]
-            return ast.FloatLit(t.loc, float.fromhex(body) if body[:2] in ("0x", "0X") else float(body), suffix.lower())
+            hexadecimal = body[:2] in ("0x", "0X")
+            try:
+                number = float.fromhex(body) if hexadecimal else float(body)
+            except OverflowError:       # float.fromhex('0x1p2000'); float('1e400') is already infinite
+                number = float("inf")
+            mantissa = body[2:].lower().partition("p")[0] if hexadecimal else body.lower().partition("e")[0]
+            out_of_range = "over" if number == float("inf") else (
+                "under" if number == 0 and mantissa.strip("0.") else "")
+            return ast.FloatLit(t.loc, number, suffix.lower(), out_of_range)
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()

@@ -73,6 +73,20 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
     "pragma_message": ('#define WHY "the reason"\n#pragma message("because " WHY)\n' + B(""), "2:9",
                        "because the reason", "#pragma-messages", 2021),
     "pragma_message_gcc_form": ('#pragma message "plain"\n' + B(""), "1:9", "plain", "#pragma-messages", 2021),
+    "float_overflow": (B("    float y = -1e400;\n"), "2:16", "magnitude of floating-point constant too large for type "
+                       "'literal float'; maximum is 1.7976931348623157E+308", "literal-range", 2021),
+    "float_overflow_hex": (B("    float y = 0x1p2000;\n"), "2:15", "magnitude of floating-point constant too large for "
+                           "type 'literal float'; maximum is 1.7976931348623157E+308", "literal-range", 2021),
+    "float_overflow_suffix_f": (B("    float y = 3.5e38f;\n"), "2:15", "magnitude of floating-point constant too large "
+                                "for type 'float'; maximum is 3.40282347E+38", "literal-range", 2021),
+    "float_overflow_202x": (B("    float y = 1e39;\n"), "2:15", "magnitude of floating-point constant too large "
+                            "for type 'float'; maximum is 3.40282347E+38", "literal-range", 2029),
+    "double_overflow": (B("    double y = 2e308l;\n"), "2:16", "magnitude of floating-point constant too large for "
+                        "type 'double'; maximum is 1.7976931348623157E+308", "literal-range", 2021),
+    "float_underflow": (B("    float y = 1e-400;\n"), "2:15", "magnitude of floating-point constant too small for "
+                        "type 'literal float'; minimum is 4.9406564584124654E-324", "literal-range", 2021),
+    "float_underflow_suffix_f": (B("    float y = 1e-46f;\n"), "2:15", "magnitude of floating-point constant too small "
+                                 "for type 'float'; minimum is 1.40129846E-45", "literal-range", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -88,6 +102,8 @@ QUIET = {
     "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
     "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
     "pp_line_zero": G("#line 0\n"),
+    # in range: a double denormal, FLT_MAX written to 8 digits, the least float denormal, zero, D3D's 1.#INF
+    "floats_in_range": B("    float y = 1e-320 + 3.4028235e38f + 1.4e-45f + 0.0f + 0e5 + 1.#INF + 1e38f;\n"),
 }
 
 # clang's errors for a malformed `#pragma message` (name -> program, "line:col", message)
@@ -191,3 +207,14 @@ def test_pragma_once_in_an_included_file_is_quiet(tmp_path):
     main.write_text('#include "h.hlsli"\n#include "h.hlsli"\n' + B("    p.x = K;\n"))
     res = compile_file(str(main), _options("spirv"))
     assert res.ok and res.diagnostics == []
+
+
+def test_out_of_range_floats_are_infinity_and_zero():
+    """The value is what the literal rounds to (IEEE round to nearest), as DXC's APFloat: +-infinity or zero."""
+    src = """RWStructuredBuffer<float> O : register(u0);
+[numthreads(1, 1, 1)]
+void main() { O[0] = 1e400; O[1] = -1e39f; O[2] = 1e-400; O[3] = 1e-46f; O[4] = 0x1p2000; O[5] = 1.4e-45f; }
+"""
+    got = run_cs(src, {"O": ("float", 6)})["O"]
+    tiny = 2.0**-149           # the least float denormal (1.4e-45 rounds to it)
+    assert got == [float("inf"), float("-inf"), 0.0, 0.0, float("inf"), tiny]
