@@ -255,6 +255,8 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "comment": ("a `/*` inside a block comment (clang's group)", (r"'/\*' within block comment$",)),
     "literal-range": ("a floating-point literal its type cannot hold: infinite or zero (clang's group)",
                       (r"magnitude of floating-point constant too (large|small) for type",)),
+    "unknown-escape-sequence": ("a character literal's escape C does not have: '\\q' is 'q' (clang's group)",
+                                (r"unknown escape sequence",)),
     "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
                          "DefaultWarnNoWerror)", ()),
     "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",

@@ -41,7 +41,8 @@ SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "
 OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", "int8_t4_packed", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
-_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11}   # '\n' is 10, not 'n'
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11,   # '\n' is 10, not 'n'
+                 "e": 27, "E": 27}     # GNU's escape character, as clang
 def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
     """clang's checks of an overloaded operator (a member: `this` is its first operand)."""
     if static:
@@ -59,7 +60,11 @@ def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
 _MULTI_CHAR = "unsupported style of char literal - use a single-character char-based literal"
 
 
-def _char_value(t: Token) -> int:
+# escapes clang reads without a word: C's, and GNU's \e and \( \{ \[ \% (extensions, silent by default)
+_QUIET_ESCAPES = frozenset("\\'\"?eE({[%")
+
+
+def _char_value(t: Token, warn: Callable[[str, SourceLoc], None] | None = None) -> int:
     """A character literal's value, C's escapes read as clang's LiteralSupport.cpp does: `\\x` takes every hex
     digit after it, an octal escape up to three digits, and one char's value must fit in 8 bits.  DXC makes
     the (signed) char a uint, so an escape above 0x7f is sign-extended."""
@@ -90,6 +95,9 @@ def _char_value(t: Token) -> int:
         n = 1
         what = ""
         value = _CHAR_ESCAPES.get(e[:1], ord(e[:1] or "\\"))
+        if warn is not None and e[:1] and e[0] not in _CHAR_ESCAPES and e[0] not in _QUIET_ESCAPES:
+            shown = e[0] if e[0].isprintable() else f"x{ord(e[0]):x}"
+            warn(f"unknown escape sequence '\\{shown}'", at)      # clang's ext_unknown_escape: '\q' is 'q'
     if n < len(e):
         raise error(_MULTI_CHAR, t.loc)
     if value > 0xFF:
@@ -1718,7 +1726,7 @@ class Parser:
             return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
-            value = _char_value(t)
+            value = _char_value(t, self.warn)
             return ast.IntLit(t.loc, value, "u" if value > 0xFF else "")
         if t.kind is TokKind.IDENT:
             if t.text in ("true", "false"):

@@ -555,6 +555,7 @@ WARNED: dict[str, tuple] = {
                                     "constant too large for type 'float'; maximum is 3.40282347E+38"),
     "warn_float_underflow": (B("    float y = 1e-400;\n"), "ps_6_0", "2:15", "magnitude of floating-point constant "
                              "too small for type 'literal float'; minimum is 4.9406564584124654E-324"),
+    "ext_unknown_escape": (B("    int c = '\\q';\n"), "ps_6_0", "2:14", "unknown escape sequence '\\q'"),
     "warn_nested_block_comment": ("/* a /* b */\n" + B(""), "ps_6_0", "1:6", "'/*' within block comment"),
     "warn_impcast_integer_precision_constant": (B("    int k = 0x100000000;\n"), "ps_6_0", "2:13",
                                                 "implicit conversion from 'literal int' to 'int' changes value from "
@@ -609,7 +610,6 @@ LEFT: dict[str, str] = {
     "warn_dangling_else": _NEW_GROUP,
     "warn_impcast_literal_float_to_integer": _NEW_GROUP,
     "warn_unknown_attribute_ignored": "an unknown attribute is ignored without a warning (" + _NEW_GROUP[20:] + ")",
-    "ext_unknown_escape": "warning not given ('\\q' is 'q', as clang reads it)",
 }
 
 # a diagnostic that needs files: an #include of the file itself

@@ -87,6 +87,8 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
                         "type 'literal float'; minimum is 4.9406564584124654E-324", "literal-range", 2021),
     "float_underflow_suffix_f": (B("    float y = 1e-46f;\n"), "2:15", "magnitude of floating-point constant too small "
                                  "for type 'float'; minimum is 1.40129846E-45", "literal-range", 2021),
+    "unknown_escape": (B("    uint c = 'a' + '\\q';\n"), "2:21", "unknown escape sequence '\\q'",
+                       "unknown-escape-sequence", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -102,6 +104,7 @@ QUIET = {
     "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
     "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
     "pp_line_zero": G("#line 0\n"),
+    "escapes_clang_reads_silently": B("    uint c = '\\e' + '\\(' + '\\{' + '\\[' + '\\%' + '\\?' + '\\\"' + '\\'' + '\\\\';\n"),
     # in range: a double denormal, FLT_MAX written to 8 digits, the least float denormal, zero, D3D's 1.#INF
     "floats_in_range": B("    float y = 1e-320 + 3.4028235e38f + 1.4e-45f + 0.0f + 0e5 + 1.#INF + 1e38f;\n"),
 }
@@ -218,3 +221,13 @@ void main() { O[0] = 1e400; O[1] = -1e39f; O[2] = 1e-400; O[3] = 1e-46f; O[4] = 
     got = run_cs(src, {"O": ("float", 6)})["O"]
     tiny = 2.0**-149           # the least float denormal (1.4e-45 rounds to it)
     assert got == [float("inf"), float("-inf"), 0.0, 0.0, float("inf"), tiny]
+
+
+def test_escapes_clang_reads():
+    """An unknown escape is the character itself ('\\q' is 'q', with the warning); GNU's '\\e' is ESC (27),
+    '\\(' is '('.  Expected values from Python's ord()."""
+    src = """RWStructuredBuffer<uint> O : register(u0);
+[numthreads(1, 1, 1)]
+void main() { O[0] = '\\q'; O[1] = '\\e'; O[2] = '\\('; O[3] = '\\%'; }
+"""
+    assert run_cs(src, {"O": ("uint", 4)})["O"] == [ord("q"), 0x1B, ord("("), ord("%")]
