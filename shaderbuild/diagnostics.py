@@ -257,6 +257,12 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                       (r"magnitude of floating-point constant too (large|small) for type",)),
     "unknown-escape-sequence": ("a character literal's escape C does not have: '\\q' is 'q' (clang's group)",
                                 (r"unknown escape sequence",)),
+    "unknown-attributes": ("an attribute name DXC does not know: ignored (clang's group)",
+                           (r"unknown attribute '.*' ignored$",)),
+    "empty-body": ("`if (c);`: an if whose body is an empty statement on the condition's line (clang's group)",
+                   (r"if statement has empty body$",)),
+    "dangling-else": ("an `else` that belongs to an inner `if` though it may read as the outer's (clang's group)",
+                      (r"add explicit braces to avoid dangling else$",)),
     "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
                          "DefaultWarnNoWerror)", ()),
     "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",

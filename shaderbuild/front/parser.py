@@ -12,7 +12,7 @@ from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
-from .attributes import FUNCTION_ONLY, VK_UNIMPLEMENTED, canonical_name, check_attribute
+from .attributes import FUNCTION_ONLY, VK_UNIMPLEMENTED, canonical_name, check_attribute, is_known
 from .tokens import Token, TokKind
 
 # operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
@@ -210,6 +210,7 @@ class Parser:
         self.namespaces: set[str] = set()   # every namespace declared so far ('N::', 'N::M::')
         self.used: list[str] = []           # namespaces of `using namespace` directives in scope, innermost last
         self.warnings: list[Diagnostic] = []
+        self.else_locs: dict[int, SourceLoc] = {}     # id of an IfStmt with an `else` -> the `else` (dangling else)
         self.vk_unimplemented: list[ast.Attribute] = []
         self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
@@ -330,6 +331,18 @@ class Parser:
     def warn(self, message: str, loc: SourceLoc) -> None:
         self.warnings.append(Diagnostic("warning", message, loc))
 
+    def if_warnings(self, cond_end: SourceLoc, then: ast.Stmt) -> None:
+        """Clang's warnings on an `if` without `else`: `if (c);` (the `;` on the condition's line: ParseStmt.cpp,
+        SemaStmt.cpp DiagnoseEmptyStmtBody), and an inner `if ... else` the `else` of which reads as the outer's
+        (the inner `if` is the body, or ends the body of a loop that is: warn_dangling_else)."""
+        if isinstance(then, ast.EmptyStmt) and then.loc.line == cond_end.line and then.loc.file == cond_end.file:
+            self.warn("if statement has empty body", then.loc)
+        inner: ast.Stmt | None = then
+        while isinstance(inner, (ast.WhileStmt, ast.ForStmt)):
+            inner = inner.body
+        if isinstance(inner, ast.IfStmt) and id(inner) in self.else_locs:
+            self.warn("add explicit braces to avoid dangling else", self.else_locs[id(inner)])
+
     def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
         """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
         out = [*self.hoisted, *new, *self.hoisted_after]
@@ -425,10 +438,11 @@ class Parser:
             elif self.accept("]"):      # `[]` is valid and says nothing (DXC's ParseHLSLAttributeSpecifier)
                 continue
             while True:
-                name_tok = self.ident("attribute name")
+                name_tok = last = self.ident("attribute name")
                 name = name_tok.text
                 while self.accept("::"):
-                    name += "::" + self.ident("attribute name").text
+                    last = self.ident("attribute name")
+                    name += "::" + last.text
                 args: list[ast.Expr] = []
                 if self.accept("("):
                     if not self.at(")"):
@@ -438,6 +452,8 @@ class Parser:
                     self.expect(")")
                 attr = ast.Attribute(name_tok.loc, canonical_name(name), args)
                 check_attribute(attr)
+                if not is_known(attr.name):         # clang's words (nothing reads an unknown one)
+                    self.warn(f"unknown attribute '{last.text}' ignored", last.loc)
                 if attr.name in VK_UNIMPLEMENTED:
                     self.vk_unimplemented.append(attr)
                 attrs.append(attr)
@@ -1366,12 +1382,19 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 cond = self.expression()
+                cond_end = self.toks[self.pos - 1].loc
                 self.expect(")")
                 self.enter(loc)
                 then = self.statement()
+                else_tok = self.tok
                 else_ = self.statement() if self.accept("else") else None
                 self.leave()
-                return ast.IfStmt(loc, cond, then, else_, attrs)
+                node = ast.IfStmt(loc, cond, then, else_, attrs)
+                if else_ is not None:
+                    self.else_locs[id(node)] = else_tok.loc
+                else:
+                    self.if_warnings(cond_end, then)
+                return node
             if kw == "for":
                 self.advance()
                 self.expect("(")

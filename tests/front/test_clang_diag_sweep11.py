@@ -556,6 +556,10 @@ WARNED: dict[str, tuple] = {
     "warn_float_underflow": (B("    float y = 1e-400;\n"), "ps_6_0", "2:15", "magnitude of floating-point constant "
                              "too small for type 'literal float'; minimum is 4.9406564584124654E-324"),
     "ext_unknown_escape": (B("    int c = '\\q';\n"), "ps_6_0", "2:14", "unknown escape sequence '\\q'"),
+    "warn_unknown_attribute_ignored": ("[spin]\n" + B(""), "ps_6_0", "1:2", "unknown attribute 'spin' ignored"),
+    "warn_empty_if_body": (B("    if (i > 0);\n"), "ps_6_0", "2:15", "if statement has empty body"),
+    "warn_dangling_else": (B("    if (i) if (i > 1) p.x = 1; else p.x = 2;\n"), "ps_6_0", "2:32",
+                           "add explicit braces to avoid dangling else"),
     "warn_nested_block_comment": ("/* a /* b */\n" + B(""), "ps_6_0", "1:6", "'/*' within block comment"),
     "warn_impcast_integer_precision_constant": (B("    int k = 0x100000000;\n"), "ps_6_0", "2:13",
                                                 "implicit conversion from 'literal int' to 'int' changes value from "
@@ -599,7 +603,6 @@ LEFT: dict[str, str] = {
                                                                  "A::x: the global is taken, where clang finds both "
                                                                  "(the directive makes A's names visible in the "
                                                                  "global scope)",
-    "warn_empty_if_body": _NEW_GROUP,
     "warn_condition_is_assignment": _NEW_GROUP,
     "warn_equality_with_extra_parens": _NEW_GROUP + "; the parser also keeps no parentheses",
     "warn_precedence_bitwise_rel": _NEW_GROUP,
@@ -607,9 +610,7 @@ LEFT: dict[str, str] = {
     "warn_unsequenced_mod_mod": _NEW_GROUP,
     "warn_comparison_always": _NEW_GROUP,
     "warn_missing_case": _NEW_GROUP,
-    "warn_dangling_else": _NEW_GROUP,
     "warn_impcast_literal_float_to_integer": _NEW_GROUP,
-    "warn_unknown_attribute_ignored": "an unknown attribute is ignored without a warning (" + _NEW_GROUP[20:] + ")",
 }
 
 # a diagnostic that needs files: an #include of the file itself

@@ -137,7 +137,8 @@ HV202X_WARNINGS = ["t.hlsl:3:22: warning: integer literal is too large to be rep
 
 # the preprocessor's warnings of clang that DXC keeps (a file of its own: the main one's lines stay)
 PP = ("#pragma once\n#define __LINE__ 3\n#pragma message(\"note this\")\n#if -1 < 0u\n#endif\n#line 010\n"
-      "RWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)]\nvoid main() { O[0] = 1e-400 == 0; O[1] = '\\q'; }\n")
+      "RWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)]\nvoid main() { O[0] = 1e-400 == 0; O[1] = '\\q'; }\n"
+      "[spin] void g(int i) { if (i); if (i) if (i) O[2] = 1; else O[2] = 2; }\n")
 PP_WARNINGS = ["t.hlsl:1:9: warning: #pragma once in main file [-Wpragma-once-outside-header]",
                "t.hlsl:2:9: warning: redefining builtin macro [-Wbuiltin-macro-redefined]",
                "t.hlsl:3:9: warning: note this [-W#pragma-messages]",
@@ -145,6 +146,9 @@ PP_WARNINGS = ["t.hlsl:1:9: warning: #pragma once in main file [-Wpragma-once-ou
                "18446744073709551615 [-Wpreprocessor-arithmetic]",
                "t.hlsl:6:7: warning: #line directive interprets number as decimal, not octal [-Wline-decimal]",
                "t.hlsl:12:43: warning: unknown escape sequence '\\q' [-Wunknown-escape-sequence]",    # the parser's
+               "t.hlsl:13:2: warning: unknown attribute 'spin' ignored [-Wunknown-attributes]",
+               "t.hlsl:13:30: warning: if statement has empty body [-Wempty-body]",
+               "t.hlsl:13:56: warning: add explicit braces to avoid dangling else [-Wdangling-else]",
                "t.hlsl:12:22: warning: magnitude of floating-point constant too small for type 'literal float'; "
                "minimum is 4.9406564584124654E-324 [-Wliteral-range]"]
 

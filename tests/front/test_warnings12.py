@@ -89,6 +89,16 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
                                  "for type 'float'; minimum is 1.40129846E-45", "literal-range", 2021),
     "unknown_escape": (B("    uint c = 'a' + '\\q';\n"), "2:21", "unknown escape sequence '\\q'",
                        "unknown-escape-sequence", 2021),
+    "unknown_attribute": (G("[foo]\n"), "1:2", "unknown attribute 'foo' ignored", "unknown-attributes", 2021),
+    "unknown_vk_attribute": (B("    [[vk::bar]] float y = 1;\n"), "2:11", "unknown attribute 'bar' ignored",
+                             "unknown-attributes", 2021),
+    "unknown_statement_attribute": (B("    [spin] for (int k = 0; k < 2; k++) p.x += k;\n"), "2:6",
+                                    "unknown attribute 'spin' ignored", "unknown-attributes", 2021),
+    "empty_if_body": (B("    if (i > 0);\n"), "2:15", "if statement has empty body", "empty-body", 2021),
+    "dangling_else": (B("    if (i > 0) if (i > 1) p.x = 1; else p.x = 2;\n"), "2:36",
+                      "add explicit braces to avoid dangling else", "dangling-else", 2021),
+    "dangling_else_through_a_loop": (B("    if (i > 0) while (i < 3) if (i > 1) break; else i++;\n"), "2:48",
+                                     "add explicit braces to avoid dangling else", "dangling-else", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -104,6 +114,11 @@ QUIET = {
     "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
     "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
     "pp_line_zero": G("#line 0\n"),
+    "attributes_dxc_knows": G("[noinline] [[clang::fallthrough]] [Experimental] [[vk::location(0)]]\n"),
+    "an_empty_body_on_its_own_line": B("    if (i > 0)\n        ;\n"),
+    "elses_in_braces_or_chains": B("    if (i) { if (i > 1) p.x = 1; else p.x = 2; }\n"
+                                   "    if (i) if (i > 1) p.x = 1; else p.x = 2; else p.x = 3;\n"
+                                   "    if (i) p.x = 1; else if (i > 1) p.x = 2; else p.x = 3;\n"),
     "escapes_clang_reads_silently": B("    uint c = '\\e' + '\\(' + '\\{' + '\\[' + '\\%' + '\\?' + '\\\"' + '\\'' + '\\\\';\n"),
     # in range: a double denormal, FLT_MAX written to 8 digits, the least float denormal, zero, D3D's 1.#INF
     "floats_in_range": B("    float y = 1e-320 + 3.4028235e38f + 1.4e-45f + 0.0f + 0e5 + 1.#INF + 1e38f;\n"),
