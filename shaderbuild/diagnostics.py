@@ -263,6 +263,13 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                    (r"if statement has empty body$",)),
     "dangling-else": ("an `else` that belongs to an inner `if` though it may read as the outer's (clang's group)",
                       (r"add explicit braces to avoid dangling else$",)),
+    "parentheses": ("`if (x = 1)` (an assignment as a condition) and `a & b == c` (a comparison inside a bitwise "
+                    "operator) without parentheses (clang's group)",
+                    (r"using the result of an assignment as a condition without parentheses$",
+                     r"'.*' has lower precedence than '.*'; '.*' will be evaluated first$")),
+    "logical-op-parentheses": ("`a && b || c` without parentheses (clang's group)", (r"'&&' within '\|\|'$",)),
+    "switch-bool": ("`switch (a && b)`: a condition of type bool (clang's group)",
+                    (r"switch condition has boolean value$",)),
     "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
                          "DefaultWarnNoWerror)", ()),
     "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",

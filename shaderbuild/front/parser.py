@@ -61,6 +61,19 @@ _MULTI_CHAR = "unsupported style of char literal - use a single-character char-b
 
 
 # escapes clang reads without a word: C's, and GNU's \e and \( \{ \[ \% (extensions, silent by default)
+_PRECEDENCE_WARNED = frozenset(("&", "^", "|", "||"))
+_COMPARISONS = frozenset(("==", "!=", "<", ">", "<=", ">="))
+_BITWISE = frozenset(("&", "^", "|"))
+
+
+def _literal_truth(e: ast.Expr) -> bool | None:
+    """What a literal operand evaluates to as a condition (clang's EvaluatesAsTrue/False, for literals only: a
+    string is true, as in `a || b && "why"`); None for anything else."""
+    if isinstance(e, (ast.IntLit, ast.FloatLit, ast.BoolLit)):
+        return bool(e.value)
+    return True if isinstance(e, ast.StringLit) else None
+
+
 _QUIET_ESCAPES = frozenset("\\'\"?eE({[%")
 
 
@@ -211,6 +224,7 @@ class Parser:
         self.used: list[str] = []           # namespaces of `using namespace` directives in scope, innermost last
         self.warnings: list[Diagnostic] = []
         self.else_locs: dict[int, SourceLoc] = {}     # id of an IfStmt with an `else` -> the `else` (dangling else)
+        self.parenthesized: set[int] = set()            # ids of the expressions written in parentheses
         self.vk_unimplemented: list[ast.Attribute] = []
         self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
@@ -330,6 +344,36 @@ class Parser:
 
     def warn(self, message: str, loc: SourceLoc) -> None:
         self.warnings.append(Diagnostic("warning", message, loc))
+
+    def precedence_warnings(self, op: Token, lhs: ast.Expr, rhs: ast.Expr) -> None:
+        """Clang's DiagnoseBinOpPrecedence, which DXC runs before its own operand checks: `a & b == c` (a bitwise
+        operator beside an unparenthesized comparison, unless both sides are comparisons or bitwise), `a && b ||
+        c` (unless a literal operand makes the grouping irrelevant; not in a macro's expansion)."""
+        def bare(e: ast.Expr, ops: frozenset[str] | tuple[str, ...]) -> bool:
+            return isinstance(e, ast.BinaryOp) and e.op in ops and id(e) not in self.parenthesized
+
+        if op.text == "||":
+            if op.expansion is not None:
+                return
+            if (bare(lhs, ("&&",)) and isinstance(lhs, ast.BinaryOp) and _literal_truth(rhs) is not False
+                    and _literal_truth(lhs.lhs) is not True):
+                self.warn("'&&' within '||'", lhs.loc)
+            if (bare(rhs, ("&&",)) and isinstance(rhs, ast.BinaryOp) and _literal_truth(lhs) is not False
+                    and _literal_truth(rhs.rhs) is not True):
+                self.warn("'&&' within '||'", rhs.loc)
+            return
+        left, right = bare(lhs, _COMPARISONS), bare(rhs, _COMPARISONS)
+        if not (left or right) or ((left or bare(lhs, _BITWISE)) and (right or bare(rhs, _BITWISE))):
+            return
+        other = lhs if left else rhs
+        assert isinstance(other, ast.BinaryOp)
+        self.warn(f"'{op.text}' has lower precedence than '{other.op}'; '{other.op}' will be evaluated first", op.loc)
+
+    def condition_warnings(self, cond: ast.Expr | None) -> None:
+        """`if (x = 1)`: clang's DiagnoseAssignmentAsCondition (an `=` or `|=` not in parentheses), for the
+        conditions of if, while, do and for."""
+        if isinstance(cond, ast.Assign) and cond.op in ("=", "|=") and id(cond) not in self.parenthesized:
+            self.warn("using the result of an assignment as a condition without parentheses", cond.loc)
 
     def if_warnings(self, cond_end: SourceLoc, then: ast.Stmt) -> None:
         """Clang's warnings on an `if` without `else`: `if (c);` (the `;` on the condition's line: ParseStmt.cpp,
@@ -1382,6 +1426,7 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
                 cond_end = self.toks[self.pos - 1].loc
                 self.expect(")")
                 self.enter(loc)
@@ -1406,6 +1451,7 @@ class Parser:
                         init = ast.ExprStmt(self.tok.loc, self.expression())
                     self.expect(";")
                 for_cond = None if self.at(";") else self.expression()
+                self.condition_warnings(for_cond)
                 self.expect(";")
                 step = None if self.at(")") else self.expression()
                 self.expect(")")
@@ -1417,6 +1463,7 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
                 self.expect(")")
                 self.enter(loc)
                 body = self.statement()
@@ -1430,6 +1477,7 @@ class Parser:
                 self.expect("while")
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
                 self.expect(")")
                 self.expect(";")
                 return ast.DoStmt(loc, body, cond, attrs)
@@ -1624,6 +1672,8 @@ class Parser:
             self.enter(t.loc)
             rhs = self.binary(prec + 1)
             self.leave()
+            if t.text in _PRECEDENCE_WARNED:
+                self.precedence_warnings(t, lhs, rhs)
             lhs = ast.BinaryOp(t.loc, t.text, lhs, rhs)
 
     def unary(self) -> ast.Expr:
@@ -1819,6 +1869,7 @@ class Parser:
             self.in_template_arg = saved
             self.leave()
             self.expect(")", "to close the parenthesis")
+            self.parenthesized.add(id(e))       # clang's parentheses warnings look for the ones not written
             return e
         self.fail("expected an expression")
 

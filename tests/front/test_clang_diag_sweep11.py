@@ -497,6 +497,9 @@ REJECTED: dict[str, tuple] = {
     "err_operator_overload_must_be (unary)": (G("struct T { float v; bool operator!(T a) { return true; } };\n"),
                                               "ps_6_0", "1:26",
                                               "overloaded 'operator!' must be a unary operator (has 2 parameters)"),
+    "err_ambiguous_reference (a global and a used namespace's)": (
+        G("namespace A { static const int x = 1; }\nstatic const int x = 2;\nusing namespace A;\n", "    float y = x;\n"),
+        "ps_6_0", "5:15", "reference to 'x' is ambiguous"),
     "err_operator_overload_static": (G("struct T { float v; static T operator+(T a) { return a; } };\n"), "ps_6_0",
                                      "1:30", "overloaded 'operator+' cannot be a static member function"),
     "err_pp_file_not_found (angled)": ("#include <no_such_file.hlsli>\n" + B(""), "ps_6_0", "1:10",
@@ -560,6 +563,14 @@ WARNED: dict[str, tuple] = {
     "warn_empty_if_body": (B("    if (i > 0);\n"), "ps_6_0", "2:15", "if statement has empty body"),
     "warn_dangling_else": (B("    if (i) if (i > 1) p.x = 1; else p.x = 2;\n"), "ps_6_0", "2:32",
                            "add explicit braces to avoid dangling else"),
+    "warn_condition_is_assignment": (B("    int k; if (k = i) p.x = 1;\n"), "ps_6_0", "2:18",
+                                     "using the result of an assignment as a condition without parentheses"),
+    "warn_precedence_bitwise_rel": (B("    bool b = i & 4 == 4;\n"), "ps_6_0", "2:16",
+                                    "'&' has lower precedence than '=='; '==' will be evaluated first"),
+    "warn_logical_and_in_logical_or": (B("    bool b = i > 1 && i < 4 || i == 7;\n"), "ps_6_0", "2:20",
+                                       "'&&' within '||'"),
+    "warn_bool_switch_condition": (B("    switch (i > 1) { case 1: p.x = 2; break; }\n"), "ps_6_0", "2:5",
+                                   "switch condition has boolean value"),
     "warn_nested_block_comment": ("/* a /* b */\n" + B(""), "ps_6_0", "1:6", "'/*' within block comment"),
     "warn_impcast_integer_precision_constant": (B("    int k = 0x100000000;\n"), "ps_6_0", "2:13",
                                                 "implicit conversion from 'literal int' to 'int' changes value from "
@@ -568,8 +579,6 @@ WARNED: dict[str, tuple] = {
 
 _BINOP = ("HLSL's binary operators are checked by hlsl::CheckBinOpForHLSL (SemaExpr.cpp CreateBuiltinBinOp), "
           "never by clang's CheckShiftOperands, where this warning is")
-_NEW_GROUP = ("warning not given: each warning of ours has a -W group that docs/WARNINGS.md and "
-              "tests/front/test_warnings.py cover; a new group is left for a warnings round")
 
 # diagnostic -> why DXC never gives it for an HLSL program
 NOT_APPLICABLE: dict[str, str] = {
@@ -588,6 +597,10 @@ NOT_APPLICABLE: dict[str, str] = {
     "ext_hexconstant_invalid": "an Extension (silent by default): 0x1p3 is read (a NEIGHBOUR here; we refused it "
                                "before)",
     "ext_pp_bad_vaargs_use": "an Extension (silent by default)",
+    "warn_comparison_always": "clang checks it in CheckCompareOperands / CheckVectorCompareOperands, which HLSL's "
+                              "comparisons never reach: CreateBuiltinBinOp hands them to hlsl::CheckBinOpForHLSL",
+    "warn_lunsigned_always_true_comparison": "SemaChecking.cpp AnalyzeComparison returns at once for HLSL ('HLSL "
+                                             "has a different set of standard conversions allowed')",
     "err_pp_used_poisoned_id": "DXC registers no `#pragma GCC poison` handler for HLSL (Pragma.cpp "
                                "RegisterBuiltinPragmas: once, mark, dxc diagnostic, message, region): the pragma is "
                                "ignored there too",
@@ -597,20 +610,15 @@ NOT_APPLICABLE: dict[str, str] = {
 LEFT: dict[str, str] = {
     "err_redefinition_different_kind (namespace and struct)": "`namespace N {...} struct N {...}` is accepted (a "
                                                               "namespace is a name prefix here, not a symbol)",
-    "warn_bool_switch_condition": _NEW_GROUP,
-    "warn_lunsigned_always_true_comparison": _NEW_GROUP,
-    "err_ambiguous_reference (a global and a used namespace's)": "`static const int x; using namespace A;` with an "
-                                                                 "A::x: the global is taken, where clang finds both "
-                                                                 "(the directive makes A's names visible in the "
-                                                                 "global scope)",
-    "warn_condition_is_assignment": _NEW_GROUP,
-    "warn_equality_with_extra_parens": _NEW_GROUP + "; the parser also keeps no parentheses",
-    "warn_precedence_bitwise_rel": _NEW_GROUP,
-    "warn_logical_and_in_logical_or": _NEW_GROUP,
-    "warn_unsequenced_mod_mod": _NEW_GROUP,
-    "warn_comparison_always": _NEW_GROUP,
-    "warn_missing_case": _NEW_GROUP,
-    "warn_impcast_literal_float_to_integer": _NEW_GROUP,
+    "warn_equality_with_extra_parens": "not given: clang warns for `if ((x == 1))` only when x is a modifiable "
+                                       "lvalue (not a cbuffer global or a const); the parser knows the parentheses, "
+                                       "sema the constness, and nothing joins them yet",
+    "warn_unsequenced_mod_mod": "not given: clang's SequenceChecker (two unsequenced writes of one variable in a full "
+                                "expression, `i = i++`) has no counterpart here",
+    "warn_missing_case": "not given: needs the enum type of the switch condition and its enumerators at the switch",
+    "warn_impcast_literal_float_to_integer": "not given: clang warns only when the converted expression is the "
+                                             "literal itself (`int k = 1.5;`, printing APFloat's spelling of it); "
+                                             "sema's conversion sees the folded constant, not the written literal",
 }
 
 # a diagnostic that needs files: an #include of the file itself

@@ -138,7 +138,8 @@ HV202X_WARNINGS = ["t.hlsl:3:22: warning: integer literal is too large to be rep
 # the preprocessor's warnings of clang that DXC keeps (a file of its own: the main one's lines stay)
 PP = ("#pragma once\n#define __LINE__ 3\n#pragma message(\"note this\")\n#if -1 < 0u\n#endif\n#line 010\n"
       "RWStructuredBuffer<uint> O;\n[numthreads(1, 1, 1)]\nvoid main() { O[0] = 1e-400 == 0; O[1] = '\\q'; }\n"
-      "[spin] void g(int i) { if (i); if (i) if (i) O[2] = 1; else O[2] = 2; }\n")
+      "[spin] void g(int i) { if (i); if (i) if (i) O[2] = 1; else O[2] = 2; }\n"
+      "void h(int i) { if (i = 2) O[3] = i && 1 || i; switch (i > 0) { default: break; } }\n")
 PP_WARNINGS = ["t.hlsl:1:9: warning: #pragma once in main file [-Wpragma-once-outside-header]",
                "t.hlsl:2:9: warning: redefining builtin macro [-Wbuiltin-macro-redefined]",
                "t.hlsl:3:9: warning: note this [-W#pragma-messages]",
@@ -149,8 +150,12 @@ PP_WARNINGS = ["t.hlsl:1:9: warning: #pragma once in main file [-Wpragma-once-ou
                "t.hlsl:13:2: warning: unknown attribute 'spin' ignored [-Wunknown-attributes]",
                "t.hlsl:13:30: warning: if statement has empty body [-Wempty-body]",
                "t.hlsl:13:56: warning: add explicit braces to avoid dangling else [-Wdangling-else]",
+               "t.hlsl:14:23: warning: using the result of an assignment as a condition without parentheses "
+               "[-Wparentheses]",
+               "t.hlsl:14:37: warning: '&&' within '||' [-Wlogical-op-parentheses]",
                "t.hlsl:12:22: warning: magnitude of floating-point constant too small for type 'literal float'; "
-               "minimum is 4.9406564584124654E-324 [-Wliteral-range]"]
+               "minimum is 4.9406564584124654E-324 [-Wliteral-range]",
+               "t.hlsl:14:48: warning: switch condition has boolean value [-Wswitch-bool]"]
 
 
 def test_every_warning_has_its_group():

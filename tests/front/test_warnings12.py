@@ -99,6 +99,25 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
                       "add explicit braces to avoid dangling else", "dangling-else", 2021),
     "dangling_else_through_a_loop": (B("    if (i > 0) while (i < 3) if (i > 1) break; else i++;\n"), "2:48",
                                      "add explicit braces to avoid dangling else", "dangling-else", 2021),
+    "condition_is_assignment_if": (B("    int k; if (k = i) p.x = 1;\n"), "2:18",
+                                   "using the result of an assignment as a condition without parentheses",
+                                   "parentheses", 2021),
+    "condition_is_or_assignment_while": (B("    int k = 0; while (k |= i) break;\n"), "2:25",
+                                         "using the result of an assignment as a condition without parentheses",
+                                         "parentheses", 2021),
+    "condition_is_assignment_for": (B("    int k = 0; for (; k = i;) break;\n"), "2:25",
+                                    "using the result of an assignment as a condition without parentheses",
+                                    "parentheses", 2021),
+    "precedence_bitwise_rel_left": (B("    bool b = i == 4 | i;\n"), "2:21",
+                                    "'|' has lower precedence than '=='; '==' will be evaluated first",
+                                    "parentheses", 2021),
+    "precedence_bitwise_rel_right": (B("    bool b = i ^ i < 4;\n"), "2:16",
+                                     "'^' has lower precedence than '<'; '<' will be evaluated first",
+                                     "parentheses", 2021),
+    "logical_and_in_logical_or_right": (B("    bool b = i == 7 || i > 1 && i < 4;\n"), "2:30", "'&&' within '||'",
+                                        "logical-op-parentheses", 2021),
+    "bool_switch_condition": (B("    bool b = i > 1;\n    switch (b) { default: p.x = 2; }\n"), "3:5",
+                              "switch condition has boolean value", "switch-bool", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -114,6 +133,15 @@ QUIET = {
     "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
     "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
     "pp_line_zero": G("#line 0\n"),
+    "parenthesized_or_compared_conditions": B("    int k = 0;\n    if ((k = i)) p.x = 1;\n    while ((k |= 1) != 0) break;\n"
+                                              "    if (k += 1) p.x = 2;\n"),
+    "precedence_written_out": B("    bool b = (i & 4) == 4 || (i > 1 && i < 4);\n"
+                                "    bool c = (i == 4) | (i < 2);\n    bool d = i < 2 & i > 0;\n"
+                                "    bool e = (i & 4) != 0 & i > 0;\n"),
+    "and_within_or_where_a_literal_decides": B('    bool b = i > 1 && i < 4 || 0;\n    bool c = 1 && i > 1 || i < 0;\n'
+                                               '    bool d = i < 0 || i > 1 && true;\n    bool e = false || i > 1 && i < 4;\n'),
+    "and_within_or_from_a_macro": "#define EITHER(a, b, c) a && b || c\n" + B("    bool b = EITHER(i > 1, i < 4, i == 7);\n"),
+    "switch_on_an_int": B("    switch (i) { default: p.x = 2; }\n"),
     "attributes_dxc_knows": G("[noinline] [[clang::fallthrough]] [Experimental] [[vk::location(0)]]\n"),
     "an_empty_body_on_its_own_line": B("    if (i > 0)\n        ;\n"),
     "elses_in_braces_or_chains": B("    if (i) { if (i > 1) p.x = 1; else p.x = 2; }\n"
