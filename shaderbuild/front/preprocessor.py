@@ -879,10 +879,12 @@ class _Preprocessor:
             if f.line_map is not None:
                 line = self.remap(f, line)
             active = f.active
+            if f.warned and active:     # lexed before the directive acts (a #pragma message comes after)
+                self.lexer_warnings(f, end, True)
             self.directive(f, line, nh, end)
             if f.warned:            # a directive line lexed as clang does: raw (silent) in a skipped group; the
                 hash_at = toks[nh].loc      # #else/#endif that ends one is lexed after its name as text is
-                self.lexer_warnings(f, end, active, hash_at if f.active else None)
+                self.lexer_warnings(f, end, False, hash_at if f.active else None)
 
     def expand_text(self, f: _Frame, seg: list[Token]) -> None:
         """Expand a run of text lines.  A macro call left open at its end may continue

@@ -274,3 +274,36 @@ def test_escapes_clang_reads():
 void main() { O[0] = '\\q'; O[1] = '\\e'; O[2] = '\\('; O[3] = '\\%'; }
 """
     assert run_cs(src, {"O": ("uint", 4)})["O"] == [ord("q"), 0x1B, ord("("), ord("%")]
+
+
+CLI_SHADER = """/* a /* b */
+#pragma message("hello")
+RWStructuredBuffer<uint> O : register(u0);
+[numthreads(1, 1, 1)]
+void main() { float; O[0] = '\\q'; }
+"""
+
+
+@pytest.mark.parametrize("flags, status, shown", [
+    ([], 0, ["t.hlsl:1:6: warning: '/*' within block comment [-Wcomment]",
+             "t.hlsl:2:9: warning: hello [-W#pragma-messages]",
+             "t.hlsl:5:15: warning: declaration does not declare anything [-Wmissing-declarations]",
+             "t.hlsl:5:30: warning: unknown escape sequence '\\q' [-Wunknown-escape-sequence]"]),
+    (["-Wno-comment", "-Wno-#pragma-messages", "-Wno-unknown-escape-sequence"], 0,
+     ["t.hlsl:5:15: warning: declaration does not declare anything [-Wmissing-declarations]"]),
+    (["-WX", "-Wno-missing-declarations"], 1,
+     ["t.hlsl:1:6: error: '/*' within block comment [-WX]",
+      "t.hlsl:2:9: warning: hello [-W#pragma-messages]",
+      "t.hlsl:5:30: error: unknown escape sequence '\\q' [-WX]"]),
+])
+def test_the_command_line(tmp_path, monkeypatch, capsys, flags, status, shown):
+    """Through `shaderbuild compile`: the group shown after each warning, -Wno-<group> (a `#` in the name too),
+    -WX (which leaves a #pragma message a warning); the lexer's, preprocessor's and parser's warnings in order."""
+    from shaderbuild import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.hlsl").write_text(CLI_SHADER)
+    assert cli.main(["compile", "t.hlsl", "-T", "cs_6_0", "-Fo", "t.spv", *flags]) == status
+    err = capsys.readouterr().err
+    assert [line for line in err.splitlines() if line.startswith("t.hlsl:")] == shown
+    assert (tmp_path / "t.spv").exists() == (status == 0)
