@@ -61,6 +61,7 @@ _MULTI_CHAR = "unsupported style of char literal - use a single-character char-b
 
 
 # escapes clang reads without a word: C's, and GNU's \e and \( \{ \[ \% (extensions, silent by default)
+_INFINITY = float("inf")
 _PRECEDENCE_WARNED = frozenset(("&", "^", "|", "||"))
 _COMPARISONS = frozenset(("==", "!=", "<", ">", "<=", ">="))
 _BITWISE = frozenset(("&", "^", "|"))
@@ -1786,9 +1787,10 @@ class Parser:
                 number = float.fromhex(body) if hexadecimal else float(body)
             except OverflowError:       # float.fromhex('0x1p2000'); float('1e400') is already infinite
                 number = float("inf")
-            mantissa = body[2:].lower().partition("p")[0] if hexadecimal else body.lower().partition("e")[0]
-            out_of_range = "over" if number == float("inf") else (
-                "under" if number == 0 and mantissa.strip("0.") else "")
+            out_of_range = ""
+            if number == 0 or number == _INFINITY:      # rare: written finite or nonzero?
+                mantissa = body[2:].lower().partition("p")[0] if hexadecimal else body.lower().partition("e")[0]
+                out_of_range = "over" if number else "under" if mantissa.strip("0.") else ""
             return ast.FloatLit(t.loc, number, suffix.lower(), out_of_range)
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
