@@ -445,7 +445,7 @@ _BINARY_PREC = {
     "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
 }
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11,
-                 "\\": 92, "'": 39, '"': 34, "?": 63}
+                 "\\": 92, "'": 39, '"': 34, "?": 63, "e": 27, "E": 27}     # \e: GNU's escape character
 _MAX_EXPR_NESTING = 64  # each level costs ~4 Python frames
 
 
@@ -603,6 +603,8 @@ class _IfEval:
                                       "interpreting as unsigned", t.loc))
             return v, u
         if kind is CHAR:
+            if live and "\\" in t.text:
+                self.unknown_escapes(t)
             return _char_value(t), False
         if kind is IDENT:
             if t.text == "defined":
@@ -632,6 +634,20 @@ class _IfEval:
         if kind is TokKind.FLOAT:
             raise error("floating point literal in preprocessor expression", t.loc)
         raise error(f"invalid token '{t.text}' in preprocessor expression", t.loc)
+
+    def unknown_escapes(self, t: Token) -> None:
+        """Clang's warning at each escape C does not have in a character literal (CharLiteralParser)."""
+        body, i = t.text[1:-1], 0
+        while i < len(body) - 1:
+            if body[i] == "\\":
+                e = body[i + 1]
+                if e not in _CHAR_ESCAPES and e not in "xeE({[%01234567":
+                    shown = e if e.isprintable() else f"x{ord(e):x}"
+                    self.warnings.append((f"unknown escape sequence '\\{shown}'",
+                                          SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1 + i)))
+                i += 2
+            else:
+                i += 1
 
     def defined(self, t: Token) -> int:
         paren = False

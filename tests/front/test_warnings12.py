@@ -118,6 +118,8 @@ CASES: dict[str, tuple[str, str, str, str, int]] = {
                                         "logical-op-parentheses", 2021),
     "bool_switch_condition": (B("    bool b = i > 1;\n    switch (b) { default: p.x = 2; }\n"), "3:5",
                               "switch condition has boolean value", "switch-bool", 2021),
+    "unknown_escape_in_an_if": ("#if '\\q' == 'q' && '\\e' == 27\n#else\n#error the escapes' values\n#endif\n" + B(""),
+                                "1:6", "unknown escape sequence '\\q'", "unknown-escape-sequence", 2021),
     "literal_too_large_for_signed_202x": (B("    uint64_t u = 18446744073709551615;\n"), "2:18",
                                           "integer literal is too large to be represented in a signed integer type, "
                                           "interpreting as unsigned", "implicitly-unsigned-literal", 2029),
@@ -133,6 +135,7 @@ QUIET = {
     "pp_overflow_not_evaluated": G("#if 0 && (9223372036854775807 + 1)\n#endif\n#if 1 || -1 < 0u\n#endif\n"),
     "pp_unsigned_arithmetic": G("#if 1u << 63 && 18446744073709551615u + 1 == 0 && 0xFFFFFFFFFFFFFFFF\n#endif\n"),
     "pp_line_zero": G("#line 0\n"),
+    "an_unknown_escape_not_evaluated": G("#if 0 && '\\q'\n#endif\n"),
     "parenthesized_or_compared_conditions": B("    int k = 0;\n    if ((k = i)) p.x = 1;\n    while ((k |= 1) != 0) break;\n"
                                               "    if (k += 1) p.x = 2;\n"),
     "precedence_written_out": B("    bool b = (i & 4) == 4 || (i > 1 && i < 4);\n"
