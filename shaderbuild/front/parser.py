@@ -1211,6 +1211,7 @@ class Parser:
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
+            start = self.tok.loc
             quals = self.qualifiers()
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
@@ -1231,6 +1232,10 @@ class Parser:
                 pad.bitfield = self.conditional()
                 sd.fields.append(pad)
                 self.expect(";", "after struct field")
+                continue
+            if self.at(";"):        # `float;`: clang's warning, as at file scope; no member
+                self.warn("declaration does not declare anything", start)
+                self.advance()
                 continue
             fname = self.decl_name("a field name")
             if fname.text == "operator":
