@@ -335,12 +335,13 @@ def init_ppddddddddddddddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_
   self._a16 = _a16
 
 
-def init_ppdfd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M):
+def init_ppdfdd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
   self._a3 = _f3() if _a3 is _M else _a3
   self._a4 = _a4
+  self._a5 = _a5
 
 
 def init_ppdfffdfddd(self, _a0, _a1, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M):

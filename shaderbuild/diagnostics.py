@@ -35,6 +35,7 @@ class Diagnostic(DataRecord):
     loc: SourceLoc | None = None
     notes: list[Diagnostic] = Record.factory(list)
     source_line: str | None = None  # the text of loc.line, filled in by the renderer
+    group: str | None = None        # a warning's -W group when its words cannot tell it (`#pragma message`)
 
     def render(self, sources: SourceCache | None = None, style: str = "gnu") -> str:
         out: list[str] = []
@@ -251,7 +252,43 @@ WARNING_GROUPS: dict[str, tuple[str, tuple[str, ...]]] = {
                         (r"'.*' is a user-defined semantic; did you mean 'SV_Position'\?$",)),
     "deprecated-declarations": ("a deprecated form DXC still accepts: an array's `.Length` (HLSL 2016)",
                                 (r"Length is deprecated$",)),
+    "missing-declarations": ("a declaration that declares nothing: `float;`, `typedef struct { ... };` (clang's "
+                             "group)", (r"declaration does not declare anything$", r"typedef requires a name$")),
+    "comment": ("a `/*` inside a block comment (clang's group)", (r"'/\*' within block comment$",)),
+    "literal-range": ("a floating-point literal its type cannot hold: infinite or zero (clang's group)",
+                      (r"magnitude of floating-point constant too (large|small) for type",)),
+    "unknown-escape-sequence": ("a character literal's escape C does not have: '\\q' is 'q' (clang's group)",
+                                (r"unknown escape sequence",)),
+    "unknown-attributes": ("an attribute name DXC does not know: ignored (clang's group)",
+                           (r"unknown attribute '.*' ignored$",)),
+    "empty-body": ("`if (c);`: an if whose body is an empty statement on the condition's line (clang's group)",
+                   (r"if statement has empty body$",)),
+    "dangling-else": ("an `else` that belongs to an inner `if` though it may read as the outer's (clang's group)",
+                      (r"add explicit braces to avoid dangling else$",)),
+    "parentheses": ("`if (x = 1)` (an assignment as a condition) and `a & b == c` (a comparison inside a bitwise "
+                    "operator) without parentheses (clang's group)",
+                    (r"using the result of an assignment as a condition without parentheses$",
+                     r"'.*' has lower precedence than '.*'; '.*' will be evaluated first$")),
+    "logical-op-parentheses": ("`a && b || c` without parentheses (clang's group)", (r"'&&' within '\|\|'$",)),
+    "switch-bool": ("`switch (a && b)`: a condition of type bool (clang's group)",
+                    (r"switch condition has boolean value$",)),
+    "#pragma-messages": ("the text of a `#pragma message` (clang's group; never an error under -WX, as clang's "
+                         "DefaultWarnNoWerror)", ()),
+    "builtin-macro-redefined": ("`#define` or `#undef` of __LINE__, __FILE__ or __COUNTER__ (clang's group)",
+                                (r"(re|un)defining builtin macro$",)),
+    "pragma-once-outside-header": ("`#pragma once` in the main file (the name of later clang's group; DXC's "
+                                   "warning has none)", (r"#pragma once in main file$",)),
+    "line-decimal": ("a `#line` number written with a leading 0: read as decimal (ours; DXC's warning has no "
+                     "group)", (r"(#line|GNU line marker) directive interprets number as decimal",)),
+    "preprocessor-arithmetic": ("`#if` arithmetic that overflows or makes a negative operand unsigned (ours; "
+                                "DXC's warnings have no group)",
+                                (r"integer overflow in preprocessor expression$",
+                                 r"(left|right) side of operator converted from negative value to unsigned")),
+    "implicitly-unsigned-literal": ("HLSL 202x: a decimal literal too large for int64_t, read as uint64_t (clang's "
+                                    "group)", (r"integer literal is too large to be represented in a signed",)),
 }
+# warnings -WX leaves warnings (clang's DefaultWarnNoWerror)
+NO_WERROR = ("#pragma-messages",)
 # warnings shown only when asked for (-Wall or -W<group>), as clang's DefaultIgnore ones
 DEFAULT_OFF = (r"variable '.*' is uninitialized when used here$", r"unused variable '.*'$")
 
@@ -260,6 +297,8 @@ def warning_group(d: Diagnostic) -> str | None:
     """The -W name of warning `d`, or None (e.g. a #warning directive's text: never suppressed)."""
     import re
 
+    if d.group is not None:
+        return d.group
     for name, (_what, patterns) in WARNING_GROUPS.items():
         if any(re.match(p, d.message) for p in patterns):
             return name
@@ -280,7 +319,7 @@ def apply_warning_options(diags: list[Diagnostic], disabled: list[str], as_error
                 continue
             if "all" not in enabled and group not in enabled and any(re.match(p, d.message) for p in DEFAULT_OFF):
                 continue
-            if as_errors:
+            if as_errors and group not in NO_WERROR:
                 d = Diagnostic("error", f"{d.message} [-WX]", d.loc, d.notes, d.source_line)
         out.append(d)
     return out

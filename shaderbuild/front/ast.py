@@ -61,6 +61,7 @@ class IntLit(Expr):
 class FloatLit(Expr):
     value: float
     suffix: str = ""          # '', 'f', 'h', 'l'
+    out_of_range: str = ""    # "over"/"under": written finite/nonzero, infinite/zero as a double (clang warns)
 
 
 class BoolLit(Expr):

@@ -77,6 +77,30 @@ VK_UNIMPLEMENTED: frozenset[str] = frozenset(f"vk::{n}" for n in (
 
 # attributes DXC gives a meaning this compiler does not implement -> why (refused where written,
 # rather than compiled into a shader that behaves otherwise)
+# Other attribute names DXC knows (its Attr.td spellings of [name] / [[name]], [[vk::name]] and [[clang::name]]):
+# accepted and ignored here without a word; any other name gets clang's "unknown attribute 'x' ignored".
+KNOWN_IGNORED: frozenset[str] = frozenset((
+    "maxrecords", "nodearraysize", "__LinAlgMatrix_Attributes", "center", "centroid", "column_major", "experimental",
+    "export", "globallycoherent", "groupshared", "hlsl_vk_buffer_pointer", "in", "indices", "inout", "intrinsic",
+    "line", "lineadj", "linear", "maybe_unused", "nodiscard", "noinline", "nointerpolation", "noperspective", "out",
+    "payload", "point", "precise", "primitives", "reordercoherent", "row_major", "sample", "shared", "snorm",
+    "triangle", "triangleadj", "uniform", "unorm", "vertices", "wavesensitive", "carries_dependency", "deprecated",
+    "noreturn", *(f"clang::{n}" for n in (
+        "fallthrough", "no_sanitize", "noduplicate", "optnone", "type_visibility", "warn_unused_result",
+        "acquire_capability", "acquire_shared_capability", "assert_capability", "assert_shared_capability",
+        "capability", "release_capability", "release_generic_capability", "release_shared_capability",
+        "requires_capability", "requires_shared_capability", "shared_capability", "try_acquire_capability",
+        "try_acquire_shared_capability")),
+))
+
+
+def is_known(name: str) -> bool:
+    """Whether DXC knows attribute `name` (canonical_name's spelling); it looks a name up as written and in lower
+    case (AttributeList::getKind)."""
+    return (name in ATTRIBUTE_ARGS or name in REFUSED or name in VK_UNIMPLEMENTED or name in KNOWN_IGNORED
+            or name.lower() in KNOWN_IGNORED)
+
+
 REFUSED: dict[str, str] = {
     "waveopsincludehelperlanes": "[WaveOpsIncludeHelperLanes] is not supported: wave operations here never "
                                  "include helper lanes",

@@ -114,14 +114,39 @@ def _is_int(text: str) -> bool:
 
 
 class LexResult:
-    """Tokens plus what the preprocessor needs: directive starts and deferred errors."""
+    """Tokens plus what the preprocessor needs: directive starts, deferred errors and deferred warnings."""
 
-    __slots__ = ("tokens", "hashes", "bad")
+    __slots__ = ("tokens", "hashes", "bad", "warned")
 
-    def __init__(self, tokens: list[Token], hashes: list[int], bad: dict[int, str]):
+    def __init__(self, tokens: list[Token], hashes: list[int], bad: dict[int, str],
+                 warned: list[tuple[int, SourceLoc, str]] | None = None):
         self.tokens = tokens
         self.hashes = hashes  # indices of `#` tokens that start a line
         self.bad = bad  # token index -> error message (lenient mode only)
+        # (token index, where, message): a warning the preprocessor gives only if that token's line is not in a
+        # skipped group (clang lexes those raw, without warnings); in token order.  The token is the one before
+        # a comment on its line, else the one after.
+        self.warned = warned or []
+
+
+NESTED_COMMENT = "'/*' within block comment"     # clang's warn_nested_block_comment (-Wcomment)
+
+
+def _nested_comments(text: str, start: int, end: int, line: int, line_start: int,
+                     mapper: Callable[[int], SourceLoc] | None, filename: str) -> list[tuple[SourceLoc, str]]:
+    """Clang's warning at each `/*` inside the block comment text[start:end] (`end` at its `*/`); a `/*/` there
+    ends the comment, so it is none."""
+    out = []
+    at = text.find("/*", start + 2, end)
+    while at >= 0:
+        if mapper is not None:
+            loc = mapper(at)
+        else:
+            nl = text.rfind("\n", start, at)
+            loc = SourceLoc(filename, line + text.count("\n", start, at), at - (nl + 1 if nl >= 0 else line_start) + 1)
+        out.append((loc, NESTED_COMMENT))
+        at = text.find("/*", at + 2, end)
+    return out
 
 
 def _bad_message(text: str) -> str:
@@ -269,6 +294,7 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
     tokens: list[Token] = []
     hashes: list[int] = []
     bad: dict[int, str] = {}
+    warned: list[tuple[int, SourceLoc, str]] = []
     append = tokens.append
     line = first_line
     line_start = 0  # offset of the current line's first character
@@ -321,6 +347,10 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
             if c == "*":
                 end = text.find("*/", pos + 2)
                 if end >= 0:
+                    if text.find("/*", pos + 2, end) >= 0:     # rare: the scan costs one find per comment
+                        owner = len(tokens) - 1 if not at_start else len(tokens)   # a token on its line
+                        warned += ((owner, loc, msg) for loc, msg in
+                                   _nested_comments(text, start, end, line, line_start, mapper, filename))
                     pos = end + 2
                     nl = text.rfind("\n", start, pos)
                     if nl >= 0:
@@ -359,7 +389,7 @@ def lex(text: str, filename: str, first_line: int = 1, lenient: bool = False) ->
         append(Token(kind, tok, loc, None, space, at_start))  # type: ignore[arg-type]
         at_start = False
         space = False
-    return LexResult(tokens, hashes, bad)
+    return LexResult(tokens, hashes, bad, warned)
 
 
 def tokenize(text: str, filename: str, first_line: int = 1) -> list[Token]:

@@ -12,7 +12,7 @@ from ..ir.resource_kinds import KINDS as RESOURCE_KINDS
 from ..ir.subobjects import SUBOBJECT_KINDS
 from ..options import MAX_REGISTER
 from . import ast
-from .attributes import FUNCTION_ONLY, VK_UNIMPLEMENTED, canonical_name, check_attribute
+from .attributes import FUNCTION_ONLY, VK_UNIMPLEMENTED, canonical_name, check_attribute, is_known
 from .tokens import Token, TokKind
 
 # operators HLSL 2021 does not let a struct overload (DXC: "overloading 'operator=' is not allowed")
@@ -41,7 +41,8 @@ SAMPLER_ALIASES = frozenset({"sampler", "sampler1D", "sampler2D", "sampler3D", "
 OTHER_TYPES = frozenset({"void", "string", *SAMPLER_ALIASES, "uint8_t4_packed", "int8_t4_packed", "RayDesc", "BuiltInTriangleIntersectionAttributes",  # (ir/raytracing.py)
                          *SUBOBJECT_KINDS})
 # `unsigned T` spells the unsigned twin of an integer type (`unsigned` alone is `uint`); DXC reserves `signed`
-_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11}   # '\n' is 10, not 'n'
+_CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11,   # '\n' is 10, not 'n'
+                 "e": 27, "E": 27}     # GNU's escape character, as clang
 def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
     """clang's checks of an overloaded operator (a member: `this` is its first operand)."""
     if static:
@@ -59,7 +60,25 @@ def _check_operator_arity(fn: ast.FuncDecl, static: bool) -> None:
 _MULTI_CHAR = "unsupported style of char literal - use a single-character char-based literal"
 
 
-def _char_value(t: Token) -> int:
+# escapes clang reads without a word: C's, and GNU's \e and \( \{ \[ \% (extensions, silent by default)
+_INFINITY = float("inf")
+_PRECEDENCE_WARNED = frozenset(("&", "^", "|", "||"))
+_COMPARISONS = frozenset(("==", "!=", "<", ">", "<=", ">="))
+_BITWISE = frozenset(("&", "^", "|"))
+
+
+def _literal_truth(e: ast.Expr) -> bool | None:
+    """What a literal operand evaluates to as a condition (clang's EvaluatesAsTrue/False, for literals only: a
+    string is true, as in `a || b && "why"`); None for anything else."""
+    if isinstance(e, (ast.IntLit, ast.FloatLit, ast.BoolLit)):
+        return bool(e.value)
+    return True if isinstance(e, ast.StringLit) else None
+
+
+_QUIET_ESCAPES = frozenset("\\'\"?eE({[%")
+
+
+def _char_value(t: Token, warn: Callable[[str, SourceLoc], None] | None = None) -> int:
     """A character literal's value, C's escapes read as clang's LiteralSupport.cpp does: `\\x` takes every hex
     digit after it, an octal escape up to three digits, and one char's value must fit in 8 bits.  DXC makes
     the (signed) char a uint, so an escape above 0x7f is sign-extended."""
@@ -90,6 +109,9 @@ def _char_value(t: Token) -> int:
         n = 1
         what = ""
         value = _CHAR_ESCAPES.get(e[:1], ord(e[:1] or "\\"))
+        if warn is not None and e[:1] and e[0] not in _CHAR_ESCAPES and e[0] not in _QUIET_ESCAPES:
+            shown = e[0] if e[0].isprintable() else f"x{ord(e[0]):x}"
+            warn(f"unknown escape sequence '\\{shown}'", at)      # clang's ext_unknown_escape: '\q' is 'q'
     if n < len(e):
         raise error(_MULTI_CHAR, t.loc)
     if value > 0xFF:
@@ -202,6 +224,8 @@ class Parser:
         self.namespaces: set[str] = set()   # every namespace declared so far ('N::', 'N::M::')
         self.used: list[str] = []           # namespaces of `using namespace` directives in scope, innermost last
         self.warnings: list[Diagnostic] = []
+        self.else_locs: dict[int, SourceLoc] = {}     # id of an IfStmt with an `else` -> the `else` (dangling else)
+        self.parenthesized: set[int] = set()            # ids of the expressions written in parentheses
         self.vk_unimplemented: list[ast.Attribute] = []
         self.errors: list[Diagnostic] = []     # syntax errors recovered from (see item())
 
@@ -322,6 +346,48 @@ class Parser:
     def warn(self, message: str, loc: SourceLoc) -> None:
         self.warnings.append(Diagnostic("warning", message, loc))
 
+    def precedence_warnings(self, op: Token, lhs: ast.Expr, rhs: ast.Expr) -> None:
+        """Clang's DiagnoseBinOpPrecedence, which DXC runs before its own operand checks: `a & b == c` (a bitwise
+        operator beside an unparenthesized comparison, unless both sides are comparisons or bitwise), `a && b ||
+        c` (unless a literal operand makes the grouping irrelevant; not in a macro's expansion)."""
+        def bare(e: ast.Expr, ops: frozenset[str] | tuple[str, ...]) -> bool:
+            return isinstance(e, ast.BinaryOp) and e.op in ops and id(e) not in self.parenthesized
+
+        if op.text == "||":
+            if op.expansion is not None:
+                return
+            if (bare(lhs, ("&&",)) and isinstance(lhs, ast.BinaryOp) and _literal_truth(rhs) is not False
+                    and _literal_truth(lhs.lhs) is not True):
+                self.warn("'&&' within '||'", lhs.loc)
+            if (bare(rhs, ("&&",)) and isinstance(rhs, ast.BinaryOp) and _literal_truth(lhs) is not False
+                    and _literal_truth(rhs.rhs) is not True):
+                self.warn("'&&' within '||'", rhs.loc)
+            return
+        left, right = bare(lhs, _COMPARISONS), bare(rhs, _COMPARISONS)
+        if not (left or right) or ((left or bare(lhs, _BITWISE)) and (right or bare(rhs, _BITWISE))):
+            return
+        other = lhs if left else rhs
+        assert isinstance(other, ast.BinaryOp)
+        self.warn(f"'{op.text}' has lower precedence than '{other.op}'; '{other.op}' will be evaluated first", op.loc)
+
+    def condition_warnings(self, cond: ast.Expr | None) -> None:
+        """`if (x = 1)`: clang's DiagnoseAssignmentAsCondition (an `=` or `|=` not in parentheses), for the
+        conditions of if, while, do and for."""
+        if isinstance(cond, ast.Assign) and cond.op in ("=", "|=") and id(cond) not in self.parenthesized:
+            self.warn("using the result of an assignment as a condition without parentheses", cond.loc)
+
+    def if_warnings(self, cond_end: SourceLoc, then: ast.Stmt) -> None:
+        """Clang's warnings on an `if` without `else`: `if (c);` (the `;` on the condition's line: ParseStmt.cpp,
+        SemaStmt.cpp DiagnoseEmptyStmtBody), and an inner `if ... else` the `else` of which reads as the outer's
+        (the inner `if` is the body, or ends the body of a loop that is: warn_dangling_else)."""
+        if isinstance(then, ast.EmptyStmt) and then.loc.line == cond_end.line and then.loc.file == cond_end.file:
+            self.warn("if statement has empty body", then.loc)
+        inner: ast.Stmt | None = then
+        while isinstance(inner, (ast.WhileStmt, ast.ForStmt)):
+            inner = inner.body
+        if isinstance(inner, ast.IfStmt) and id(inner) in self.else_locs:
+            self.warn("add explicit braces to avoid dangling else", self.else_locs[id(inner)])
+
     def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
         """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
         out = [*self.hoisted, *new, *self.hoisted_after]
@@ -417,10 +483,11 @@ class Parser:
             elif self.accept("]"):      # `[]` is valid and says nothing (DXC's ParseHLSLAttributeSpecifier)
                 continue
             while True:
-                name_tok = self.ident("attribute name")
+                name_tok = last = self.ident("attribute name")
                 name = name_tok.text
                 while self.accept("::"):
-                    name += "::" + self.ident("attribute name").text
+                    last = self.ident("attribute name")
+                    name += "::" + last.text
                 args: list[ast.Expr] = []
                 if self.accept("("):
                     if not self.at(")"):
@@ -430,6 +497,8 @@ class Parser:
                     self.expect(")")
                 attr = ast.Attribute(name_tok.loc, canonical_name(name), args)
                 check_attribute(attr)
+                if not is_known(attr.name):         # clang's words (nothing reads an unknown one)
+                    self.warn(f"unknown attribute '{last.text}' ignored", last.loc)
                 if attr.name in VK_UNIMPLEMENTED:
                     self.vk_unimplemented.append(attr)
                 attrs.append(attr)
@@ -625,6 +694,7 @@ class Parser:
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
+        start = self.tok.loc
         quals = self.qualifiers()
         out: list[ast.Node] = []
         if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
@@ -649,6 +719,10 @@ class Parser:
         else:
             type_ref = self.declared_type()
         quals |= self.trailing_qualifiers()
+        if self.at(";") and not effect:         # `float;`: clang's warning (an extension), nothing declared
+            self.warn("declaration does not declare anything", start)
+            self.advance()
+            return out
         name_tok = self.decl_name("a name for the declaration")
         owner = self.scoped(name_tok.text, self.user_types) if self.at("::") and top_level else None
         if owner is not None and owner in self.user_types and self.peek().kind is TokKind.IDENT:
@@ -1137,6 +1211,7 @@ class Parser:
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
+            start = self.tok.loc
             quals = self.qualifiers()
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
@@ -1157,6 +1232,10 @@ class Parser:
                 pad.bitfield = self.conditional()
                 sd.fields.append(pad)
                 self.expect(";", "after struct field")
+                continue
+            if self.at(";"):        # `float;`: clang's warning, as at file scope; no member
+                self.warn("declaration does not declare anything", start)
+                self.advance()
                 continue
             fname = self.decl_name("a field name")
             if fname.text == "operator":
@@ -1229,7 +1308,7 @@ class Parser:
 
     def typedef(self) -> list[ast.TypedefDecl]:
         """typedef [qualifiers] type name[dims] [< annotations >] (, name[dims])* ;"""
-        self.advance()      # typedef
+        kw = self.advance()      # typedef
         quals = self.qualifiers()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
@@ -1239,6 +1318,10 @@ class Parser:
             t = self.type_ref()
         quals |= self.trailing_qualifiers()
         out: list[ast.TypedefDecl] = []
+        if self.at(";"):        # `typedef struct { ... };`: clang's warning (an extension); the struct stays
+            self.warn("typedef requires a name", kw.loc)
+            self.advance()
+            return out
         while True:
             name_tok = self.ident("a typedef name")
             name = self.qualified(name_tok.text)
@@ -1330,7 +1413,7 @@ class Parser:
                 return t.text not in self.template_structs or not self.after_angles(1).is_punct("::")   # S<int>::x
             if nxt.is_punct("::"):
                 return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
-            return nxt.kind is TokKind.IDENT
+            return nxt.kind is TokKind.IDENT or nxt.is_punct(";")       # `float;` declares nothing (a warning)
         return False
 
     def statement(self) -> ast.Stmt:
@@ -1349,12 +1432,20 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
+                cond_end = self.toks[self.pos - 1].loc
                 self.expect(")")
                 self.enter(loc)
                 then = self.statement()
+                else_tok = self.tok
                 else_ = self.statement() if self.accept("else") else None
                 self.leave()
-                return ast.IfStmt(loc, cond, then, else_, attrs)
+                node = ast.IfStmt(loc, cond, then, else_, attrs)
+                if else_ is not None:
+                    self.else_locs[id(node)] = else_tok.loc
+                else:
+                    self.if_warnings(cond_end, then)
+                return node
             if kw == "for":
                 self.advance()
                 self.expect("(")
@@ -1366,6 +1457,7 @@ class Parser:
                         init = ast.ExprStmt(self.tok.loc, self.expression())
                     self.expect(";")
                 for_cond = None if self.at(";") else self.expression()
+                self.condition_warnings(for_cond)
                 self.expect(";")
                 step = None if self.at(")") else self.expression()
                 self.expect(")")
@@ -1377,6 +1469,7 @@ class Parser:
                 self.advance()
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
                 self.expect(")")
                 self.enter(loc)
                 body = self.statement()
@@ -1390,6 +1483,7 @@ class Parser:
                 self.expect("while")
                 self.expect("(")
                 cond = self.expression()
+                self.condition_warnings(cond)
                 self.expect(")")
                 self.expect(";")
                 return ast.DoStmt(loc, body, cond, attrs)
@@ -1584,6 +1678,8 @@ class Parser:
             self.enter(t.loc)
             rhs = self.binary(prec + 1)
             self.leave()
+            if t.text in _PRECEDENCE_WARNED:
+                self.precedence_warnings(t, lhs, rhs)
             lhs = ast.BinaryOp(t.loc, t.text, lhs, rhs)
 
     def unary(self) -> ast.Expr:
@@ -1691,7 +1787,16 @@ class Parser:
                 self.advance()
                 return ast.FloatLit(t.loc, float("inf"), "")
             body = t.text[:len(t.text) - len(suffix)]
-            return ast.FloatLit(t.loc, float.fromhex(body) if body[:2] in ("0x", "0X") else float(body), suffix.lower())
+            hexadecimal = body[:2] in ("0x", "0X")
+            try:
+                number = float.fromhex(body) if hexadecimal else float(body)
+            except OverflowError:       # float.fromhex('0x1p2000'); float('1e400') is already infinite
+                number = float("inf")
+            out_of_range = ""
+            if number == 0 or number == _INFINITY:      # rare: written finite or nonzero?
+                mantissa = body[2:].lower().partition("p")[0] if hexadecimal else body.lower().partition("e")[0]
+                out_of_range = "over" if number else "under" if mantissa.strip("0.") else ""
+            return ast.FloatLit(t.loc, number, suffix.lower(), out_of_range)
         if t.kind is TokKind.STRING:
             toks = [t]                  # adjacent literals concatenate, as in C
             self.advance()
@@ -1701,7 +1806,7 @@ class Parser:
             return ast.StringLit(t.loc, "".join(x.text[1:-1] for x in toks), toks)
         if t.kind is TokKind.CHAR:
             self.advance()
-            value = _char_value(t)
+            value = _char_value(t, self.warn)
             return ast.IntLit(t.loc, value, "u" if value > 0xFF else "")
         if t.kind is TokKind.IDENT:
             if t.text in ("true", "false"):
@@ -1771,6 +1876,7 @@ class Parser:
             self.in_template_arg = saved
             self.leave()
             self.expect(")", "to close the parenthesis")
+            self.parenthesized.add(id(e))       # clang's parentheses warnings look for the ones not written
             return e
         self.fail("expected an expression")
 

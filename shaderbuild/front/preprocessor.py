@@ -445,7 +445,7 @@ _BINARY_PREC = {
     "&": 5, "^": 4, "|": 3, "&&": 2, "||": 1,
 }
 _CHAR_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "a": 7, "b": 8, "f": 12, "v": 11,
-                 "\\": 92, "'": 39, '"': 34, "?": 63}
+                 "\\": 92, "'": 39, '"': 34, "?": 63, "e": 27, "E": 27}     # \e: GNU's escape character
 _MAX_EXPR_NESTING = 64  # each level costs ~4 Python frames
 
 
@@ -474,6 +474,20 @@ def _int_value(tok: Token) -> tuple[int, bool]:
     if v > _MASK64:
         raise error("integer literal is too large to be represented in any integer type", tok.loc)
     return v, unsigned or v >= 1 << 63
+
+
+def _string_text(tok: Token) -> str:
+    """A string literal's characters (C's escapes read, as clang's FinishLexStringLiteral)."""
+    body, out, i = tok.text[1:-1], [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            e = body[i + 1]
+            out.append(chr(_CHAR_ESCAPES[e]) if e in _CHAR_ESCAPES else e)
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
 
 
 def _char_value(tok: Token) -> int:
@@ -517,6 +531,7 @@ class _IfEval:
         self.macros = macros
         self.end_loc = end_loc
         self.nesting = 0
+        self.warnings: list[tuple[str, SourceLoc]] = []     # clang's, in the order met (live operands only)
 
     def run(self) -> bool:
         v = self.expr(True)
@@ -582,8 +597,14 @@ class _IfEval:
         self.pos += 1
         kind = t.kind
         if kind is INT:
-            return _int_value(t)
+            v, u = _int_value(t)
+            if live and v >> 63 and t.text[0] != "0" and "u" not in t.text.lower():     # decimal, no U suffix
+                self.warnings.append(("integer literal is too large to be represented in a signed integer type, "
+                                      "interpreting as unsigned", t.loc))
+            return v, u
         if kind is CHAR:
+            if live and "\\" in t.text:
+                self.unknown_escapes(t)
             return _char_value(t), False
         if kind is IDENT:
             if t.text == "defined":
@@ -602,6 +623,8 @@ class _IfEval:
                 v, u = self.unary(live)
                 self.nesting -= 1
                 if text == "-":
+                    if live and not u and v == -(1 << 63):
+                        self.warnings.append((_OVERFLOW, t.loc))
                     return _wrap(-v, u)
                 if text == "~":
                     return _wrap(~v, u)
@@ -611,6 +634,20 @@ class _IfEval:
         if kind is TokKind.FLOAT:
             raise error("floating point literal in preprocessor expression", t.loc)
         raise error(f"invalid token '{t.text}' in preprocessor expression", t.loc)
+
+    def unknown_escapes(self, t: Token) -> None:
+        """Clang's warning at each escape C does not have in a character literal (CharLiteralParser)."""
+        body, i = t.text[1:-1], 0
+        while i < len(body) - 1:
+            if body[i] == "\\":
+                e = body[i + 1]
+                if e not in _CHAR_ESCAPES and e not in "xeE({[%01234567":
+                    shown = e if e.isprintable() else f"x{ord(e):x}"
+                    self.warnings.append((f"unknown escape sequence '\\{shown}'",
+                                          SourceLoc(t.loc.file, t.loc.line, t.loc.col + 1 + i)))
+                i += 2
+            else:
+                i += 1
 
     def defined(self, t: Token) -> int:
         paren = False
@@ -631,10 +668,24 @@ class _IfEval:
             v, u = a
             n = b[0] & _MASK64 if b[1] else b[0]
             if n < 0 or n >= 64:
+                if live:
+                    self.warnings.append((_OVERFLOW, t.loc))
                 return (0 if op == "<<" or v >= 0 else -1), u
+            if live and op == "<<" and (v << n > _MASK64 if u else not -(1 << 63) <= v << n < 1 << 63):
+                self.warnings.append((_OVERFLOW, t.loc))        # bits shifted out (clang's ushl_ov, sshl_ov)
             return _wrap(v << n if op == "<<" else (v & _MASK64 if u else v) >> n, u)
         u = a[1] or b[1]
+        if u and live:          # the usual arithmetic conversions make a negative operand unsigned
+            for side, (v, vu) in (("left", a), ("right", b)):
+                if not vu and v < 0:
+                    self.warnings.append((f"{side} side of operator converted from negative value to unsigned: "
+                                          f"{v} to {v & _MASK64}", t.loc))
         x, y = (a[0] & _MASK64, b[0] & _MASK64) if u else (a[0], b[0])
+        if live and not u and op in ("+", "-", "*", "/") and y != 0:
+            exact = x + y if op == "+" else x - y if op == "-" else x * y if op == "*" else (
+                abs(x) // abs(y) * (-1 if (x < 0) != (y < 0) else 1))
+            if not -(1 << 63) <= exact < 1 << 63:
+                self.warnings.append((_OVERFLOW, t.loc))
         if op in ("/", "%"):
             if y == 0:
                 if live:
@@ -650,6 +701,7 @@ class _IfEval:
         return _wrap(result, u)
 
 
+_OVERFLOW = "integer overflow in preprocessor expression"     # clang's warn_pp_expr_overflow
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!="))
 _ARITH: dict[str, Callable[[int, int], int]] = {
     "*": lambda x, y: x * y,
@@ -688,12 +740,13 @@ class _Frame:
     """A file being processed."""
 
     __slots__ = ("toks", "hashes", "hi", "pos", "bad", "bad_msgs", "conds", "display", "abspath", "dir",
-                 "include_loc", "line_map", "pending")
+                 "include_loc", "line_map", "pending", "warned")
 
     def __init__(self, toks: list[Token], hashes: list[int], bad: dict[int, str], display: str,
-                 abspath: str, include_loc: SourceLoc | None):
+                 abspath: str, include_loc: SourceLoc | None, warned: list[tuple[int, SourceLoc, str]]):
         self.toks = toks
         self.hashes = hashes
+        self.warned = warned        # the lexer's warnings not yet given (LexResult.warned)
         self.hi = 0
         self.pos = 0
         self.bad = sorted(bad) if bad else None
@@ -793,7 +846,7 @@ class _Preprocessor:
             self.seen_files.add(abspath)
             self.files.append(abspath)
         lx = lex(text, display, 1, lenient=True)
-        self.frames.append(_Frame(lx.tokens, lx.hashes, lx.bad, display, abspath, include_loc))
+        self.frames.append(_Frame(lx.tokens, lx.hashes, lx.bad, display, abspath, include_loc, lx.warned))
 
     def include_notes(self) -> list[Diagnostic]:
         notes = []
@@ -812,6 +865,8 @@ class _Preprocessor:
             toks = f.toks
             nh = f.hashes[f.hi] if f.hi < len(f.hashes) else len(toks)
             if f.pos < nh:
+                if f.warned:
+                    self.lexer_warnings(f, nh, f.active)
                 if f.active:
                     self.check_bad(f, f.pos, nh, False)
                     seg = toks[f.pos:nh]
@@ -821,6 +876,8 @@ class _Preprocessor:
                 f.pos = nh
                 continue
             if f.pos >= len(toks):
+                if f.warned:        # after the last token
+                    self.lexer_warnings(f, len(toks) + 1, f.active)
                 if f.pending is not None:
                     seg, f.pending = f.pending, None
                     expand(seg, out)  # now any unfinished call is an error
@@ -837,7 +894,13 @@ class _Preprocessor:
             line = toks[nh:end]
             if f.line_map is not None:
                 line = self.remap(f, line)
+            active = f.active
+            if f.warned and active:     # lexed before the directive acts (a #pragma message comes after)
+                self.lexer_warnings(f, end, True)
             self.directive(f, line, nh, end)
+            if f.warned:            # a directive line lexed as clang does: raw (silent) in a skipped group; the
+                hash_at = toks[nh].loc      # #else/#endif that ends one is lexed after its name as text is
+                self.lexer_warnings(f, end, False, hash_at if f.active else None)
 
     def expand_text(self, f: _Frame, seg: list[Token]) -> None:
         """Expand a run of text lines.  A macro call left open at its end may continue
@@ -855,6 +918,16 @@ class _Preprocessor:
             exp.counter, exp.expanded = counter, expanded
             exp.disabled.clear()
             f.pending = seg
+
+    def lexer_warnings(self, f: _Frame, end: int, given: bool, after: SourceLoc | None = None) -> None:
+        """The lexer's warnings for the tokens before `end`: given when their lines are not skipped (`given`), or
+        when they come after `after`."""
+        while f.warned and f.warned[0][0] < end:
+            _index, loc, message = f.warned.pop(0)
+            if given or (after is not None and (loc.line, loc.col) > (after.line, after.col)):
+                if f.line_map is not None:
+                    loc = SourceLoc(f.line_map[1], loc.line + f.line_map[0], loc.col)
+                self.warn(message, loc)
 
     def check_bad(self, f: _Frame, start: int, end: int, allow: bool) -> None:
         if f.bad is None or allow:
@@ -913,7 +986,9 @@ class _Preprocessor:
         body = line[i:]
         macro = Macro(name_tok.text, params, variadic, body, name_tok.loc)
         old = self.exp.macros.get(name_tok.text)
-        if warn and old is not None and not old.builtin and old.loc is not None and not old.same_as(macro):
+        if warn and old is not None and old.builtin:      # `#define __LINE__ 3`: clang's extension warning
+            self.warn("redefining builtin macro", name_tok.loc)
+        elif warn and old is not None and old.loc is not None and not old.same_as(macro):
             self.warn(f"'{name_tok.text}' macro redefined", name_tok.loc,
                       [Diagnostic("note", "previous definition is here", old.loc)])
         self.exp.macros[name_tok.text] = macro
@@ -958,7 +1033,9 @@ class _Preprocessor:
         if len(line) < 3:
             raise error("macro name missing", line[1].loc)
         name = self.macro_name(line[2]).text
-        self.exp.macros.pop(name, None)
+        old = self.exp.macros.pop(name, None)
+        if old is not None and old.builtin:
+            self.warn("undefining builtin macro", line[2].loc)
         if len(line) > 3:
             self.warn("extra tokens at end of #undef directive", line[3].loc)
 
@@ -1064,7 +1141,12 @@ class _Preprocessor:
             del macros["defined"]
         last = line[-1].loc
         end_loc = SourceLoc(last.file, last.line, last.col + len(line[-1].text))
-        return _IfEval(expanded, macros, end_loc).run()
+        evaluator = _IfEval(expanded, macros, end_loc)
+        try:
+            return evaluator.run()
+        finally:
+            for message, loc in evaluator.warnings:
+                self.warn(message, loc)
 
     # include
     def do_include(self, f: _Frame, line: list[Token]) -> None:
@@ -1135,6 +1217,9 @@ class _Preprocessor:
             raise error("#line directive requires a positive integer argument",
                         rest[0].loc if rest else directive.loc)
         name = f.line_map[1] if f.line_map else f.display
+        if rest[0].text[0] == "0" and int(rest[0].text):      # `#line 010` is line 10, as clang (which warns)
+            self.warn(f"{'GNU line marker' if marker else '#line'} directive interprets number as decimal, not octal",
+                      rest[0].loc)
         if marker and len(rest) > 1 and rest[1].kind is not STRING:
             raise error("invalid filename for line marker directive", rest[1].loc)
         if len(rest) > 1:
@@ -1157,7 +1242,11 @@ class _Preprocessor:
 
     def do_pragma(self, f: _Frame, line: list[Token]) -> None:
         if len(line) > 2 and line[2].text == "once":
+            if len(self.frames) == 1:       # clang's warning; the main file is read once anyway
+                self.warn("#pragma once in main file", line[2].loc)
             self.once.add(f.abspath)
+        elif len(line) > 2 and line[2].text == "message":
+            self.pragma_message(line)
         elif len(line) > 2 and line[2].text == "pack_matrix":
             args = [t.text for t in line[3:]]
             if len(args) == 3 and args[0] == "(" and args[2] == ")" and args[1] in ("row_major", "column_major"):
@@ -1165,6 +1254,33 @@ class _Preprocessor:
             else:
                 self.warn("unknown pack_matrix pragma value (expected row_major or column_major); pragma ignored",
                           line[2].loc)
+
+    def pragma_message(self, line: list[Token]) -> None:
+        """`#pragma message("text")` or `#pragma message "text"` (macros expanded, adjacent strings joined):
+        the text as a warning at `message`, as clang and DXC; clang's errors for a malformed one."""
+        rest: list[Token] = []
+        self.exp.expand(line[3:], rest)
+        paren = bool(rest) and rest[0].is_punct("(")
+        k = int(paren)
+        if k >= len(rest) or rest[k].kind is not STRING:
+            if paren:
+                self.fail(error("expected string literal in pragma message", (rest[k] if k < len(rest) else line[2]).loc))
+            else:
+                self.fail(error("pragma message requires parenthesized string", line[2].loc))
+            return
+        text = []
+        while k < len(rest) and rest[k].kind is STRING:
+            text.append(_string_text(rest[k]))
+            k += 1
+        if paren and k < len(rest) and rest[k].is_punct(")"):
+            k += 1
+        elif paren:
+            k = min(k, len(rest) - 1) if k < len(rest) else -1
+        if k != len(rest):
+            self.fail(error("pragma message requires parenthesized string", (rest[k] if k >= 0 else line[2]).loc))
+            return
+        self.warnings.append(Diagnostic("warning", "".join(text), line[2].loc, self.include_notes(),
+                                        group="#pragma-messages"))
 
     def warn(self, message: str, loc: SourceLoc, notes: list[Diagnostic] | None = None) -> None:
         self.warnings.append(Diagnostic("warning", message, loc, (notes or []) + self.include_notes()))

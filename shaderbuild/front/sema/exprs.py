@@ -63,6 +63,11 @@ def scalar_value(s: ir.Scalar, v):
     return iv
 
 
+# the largest finite and the least positive value, as clang's APFloat::toString prints them in its warnings
+_DOUBLE_RANGE = ("1.7976931348623157E+308", "4.9406564584124654E-324")
+_FLOAT_RANGE = ("3.40282347E+38", "1.40129846E-45")
+
+
 def literal_int(v: int) -> ir.Const:
     """An integer literal's constant: int, or a 64-bit int when the value does not fit in 32 bits."""
     return ir.Const(ir.INT if -0x80000000 <= v <= 0x7FFFFFFF else ir.INT64, v)
@@ -401,15 +406,41 @@ class ExprLowering(HeapLowering, SemaBase):
             t = next((k for k in kinds if e.value <= (1 << (k.width - (k.kind == "int"))) - 1), ir.UINT64)
             if e.value > (1 << (t.width - (t.kind == "int"))) - 1:
                 raise error("integer literal is too large to be represented in any integer type", e.loc)
+            if e.decimal and t is ir.UINT64:        # clang's C rule (SemaExpr.cpp ActOnNumericConstant)
+                self.warn("integer literal is too large to be represented in a signed integer type, interpreting "
+                          "as unsigned", e.loc)
         else:
-            # an unsuffixed literal is DXC's "literal int": it adopts the other operand's type;
-            # alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative)
-            if e.value > 0x7FFFFFFFFFFFFFFF:
+            # an unsuffixed literal is DXC's "literal int", a signed 64-bit value: it adopts the other operand's
+            # type; alone it is int, or a 64-bit int when it does not fit (so -2147483648 stays negative).  One
+            # of 2**63 to 2**64 - 1 wraps to a negative value without a word, as DXC's (18446744073709551615 is -1)
+            if e.value > 0xFFFFFFFFFFFFFFFF:
                 raise error("integer literal is too large to be represented in any integer type", e.loc)
-            return self.lit(literal_int(e.value))
+            return self.lit(literal_int(e.value - (1 << 64) if e.value >> 63 else e.value))
         return ir.Const(t, scalar_value(t, e.value))
 
+    def float_literal_range(self, e: ast.FloatLit) -> None:
+        """Clang's warnings for a literal its type cannot hold (SemaExpr.cpp BuildFloatingLiteral): infinite, or
+        zero though written nonzero.  An unsuffixed literal is DXC's 'literal float', a double (HLSL 2021); `f`,
+        `h` without 16-bit types and a 202x unsuffixed one are floats.  (A 16-bit `h` is not checked.)"""
+        if e.suffix == "l" or (not e.suffix and self.options.hlsl_version < HLSL_202X):
+            name, largest, smallest = ("double" if e.suffix else "literal float"), _DOUBLE_RANGE[0], _DOUBLE_RANGE[1]
+            over, under = e.out_of_range == "over", e.out_of_range == "under"
+        elif e.suffix == "h" and self.options.enable_16bit_types:
+            return
+        else:       # float: rounds to infinity from FLT_MAX plus half an ulp, to zero up to half the least denormal
+            name, largest, smallest = "float", _FLOAT_RANGE[0], _FLOAT_RANGE[1]
+            over = e.out_of_range == "over" or abs(e.value) >= 2.0**128 - 2.0**103
+            under = e.out_of_range == "under" or 0 < abs(e.value) <= 2.0**-150
+        if over:
+            self.warn(f"magnitude of floating-point constant too large for type '{name}'; maximum is {largest}", e.loc)
+        elif under:
+            self.warn(f"magnitude of floating-point constant too small for type '{name}'; minimum is {smallest}",
+                      e.loc)
+
     def rv_FloatLit(self, e: ast.FloatLit) -> ir.Expr:
+        if e.out_of_range or e.suffix == "f" or (not e.suffix and self.options.hlsl_version >= HLSL_202X) or (
+                e.suffix == "h" and not self.options.enable_16bit_types):
+            self.float_literal_range(e)
         if e.suffix == "l":
             return ir.Const(ir.DOUBLE, e.value)
         if e.suffix == "h":

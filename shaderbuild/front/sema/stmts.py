@@ -331,6 +331,8 @@ class StmtLowering(SemaBase):
         sel = self.rvalue(s.selector)
         if not (isinstance(sel.type, ir.Scalar) and sel.type.kind in ("int", "uint", "bool")):
             raise error(f"switch condition must be an integer, not '{sel.type}'", s.selector.loc)
+        if sel.type.kind == "bool":     # clang's (SemaStmt.cpp ActOnFinishSwitchStmt), at `switch`
+            self.warn("switch condition has boolean value", s.loc)
         wide = sel.type.width == 64 and sel.type.kind != "bool"     # a 64-bit condition keeps its width
         sel_type = sel.type if wide else ir.INT if sel.type.kind != "uint" else ir.UINT
         sel = self.convert(sel, sel_type, s.selector.loc)
