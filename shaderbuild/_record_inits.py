@@ -842,7 +842,7 @@ def init_ppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
   self._a7 = _a7
 
 
-def init_ppppppdddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M):
+def init_ppppppddddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -863,6 +863,7 @@ def init_ppppppdddddddddddddd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M
   self._a17 = _a17
   self._a18 = _a18
   self._a19 = _a19
+  self._a20 = _a20
 
 
 def init_ppppppff(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6=_M, _a7=_M):
