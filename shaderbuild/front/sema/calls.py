@@ -485,6 +485,12 @@ class CallLowering(SemaBase):
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
         if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
+            base = a
+            while isinstance(base, (ast.Member, ast.Index)):
+                base = base.base
+            if (isinstance(base, ast.Name) and base.name != root.var.name
+                    and root.var.storage is ir.Storage.UNIFORM):        # a cbuffer's member, named alone
+                raise error(f"cannot assign to constant buffer member '{base.name}'", a.loc)
             what = "const-qualified" if root.var.const else "uniform"
             raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
         if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":  # type: ignore[attr-defined]  # a BufferElem's resource has a Resource type
