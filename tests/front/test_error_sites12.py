@@ -49,10 +49,69 @@ CASES: dict[str, tuple[str, str, str]] = {
                           "the first argument of 'printf' must be a string literal or a global string"),
     "printf_of_a_struct": ("struct S { float a; };\n" + PB + ' S s = (S)0; printf("%f", $s); return 1; }\n', "ps_6_0",
                            "a 'printf' argument must be a scalar or vector, not 'S'"),
+    # expressions (front/sema/exprs.py)
+    "resource_in_a_numeric_list": ("struct S { Texture2D t; };\n" + PB + " S s; float4 v = ${s}; return v; }\n",
+                                   "ps_6_0", "cannot use a value of type 'Texture2D<float4>' here"),
+    "struct_array_size_from_a_short_list": ("struct S { float a; float b; };\n" + PB
+                                            + " S $a[] = {1, 2, 3}; return 1; }\n", "ps_6_0",
+                                            "cannot infer the size of 'S[]' from the initializer"),
+    "braces_in_a_resource_array_list": ("Texture2D t;\n" + PB + " Texture2D a[2] = {t, ${t}}; return 1; }\n",
+                                        "ps_6_0", "too many braces in resource array initializer"),
+    "three_textures_for_two": ("Texture2D t;\n" + PB + " Texture2D a[2] = ${t, t, t}; return 1; }\n", "ps_6_0",
+                               "too many elements in initializer for type 'Texture2D<float4>[2]' (expected 2, have 3)"),
+    "ray_query_copied": ("RaytracingAccelerationStructure acc;\n"
+                         "[numthreads(1, 1, 1)] void main() { RayQuery<0> q; RayQuery<0> r = $q; }\n", "cs_6_5",
+                         "a 'RayQuery<0>' is not a value: it cannot be copied, passed or returned; call its methods"),
+    "logical_and_of_a_struct": ("struct S { float a; };\n" + PB + " S s = (S)0; return $s && true; }\n", "ps_6_0",
+                                "invalid operand of type 'S' to '&&'"),
+    "compound_assignment_of_a_matrix_to_a_vector": (PB + " float3 v = 0; v $+= float2x2(1, 2, 3, 4); return v.xyzz; }\n",
+                                                    "ps_6_0", "cannot convert from 'float2x2' to 'float3'"),
+    "assign_to_a_member_of_a_call": ("struct S { float a; };\nS mk() { S s = (S)0; return s; }\n" + PB
+                                     + " mk().$a = 1; return 1; }\n", "ps_6_0", "expression is not assignable"),
+    "assign_to_an_element_of_a_call": ("float2 mk() { return 1; }\n" + PB + " mk()$[0] = 1; return 1; }\n", "ps_6_0",
+                                       "expression is not assignable"),
+    "assign_through_a_value_operator_index": ("struct S { float a; float operator[](uint i) { return a; } };\n" + PB
+                                              + " S s = (S)0; s$[0] = 1; return 1; }\n", "ps_6_0",
+                                              "expression is not assignable: 'S' has an 'operator[]' that returns a "
+                                              "value"),
+    "index_one_of_a_float1": (PB + " float1 v = 1; return v[$1]; }\n", "ps_6_0",
+                              "index 1 is out of bounds for a one-component vector"),
+    "bool_subscript": (PB + " float a[2] = {1, 2}; return a[$true]; }\n", "ps_6_0",
+                       "array subscript is not an integer (type 'bool')"),
+    "subscript_of_a_sampler": ("SamplerState s;\n" + PB + " return s$[0]; }\n", "ps_6_0",
+                               "type 'SamplerState' does not support the subscript operator"),
+    "write_a_texel_of_a_texture": ("Texture2D t;\n" + PB + " t$[uint2(0, 0)] = 1; return 1; }\n", "ps_6_0",
+                                   "cannot assign to an element of read-only resource type 'Texture2D<float4>'"),
+    "write_a_duplicate_swizzle": (PB + " float4 v = 0; v.$xx = 1; return v; }\n", "ps_6_0",
+                                  "vector swizzle 'xx' has duplicate components and cannot be assigned"),
+    "write_the_mips_of_a_texture": ("Texture2D t;\n" + PB + " t.$mips = 1; return 1; }\n", "ps_6_0",
+                                    "'Texture2D<float4>.mips' is read-only and is used as 'mips[index][coordinate]'"),
+    # statements
+    "discard_in_a_vertex_shader": ("float4 main() : SV_Position {\n $discard; return 1; }\n", "vs_6_0",
+                                   "'discard' is only allowed in pixel shaders"),
+    # SPIR-V backend rules (DXIL compiles these)
+    "interlocked_add_on_a_64_bit_texel": ("RWTexture2D<uint64_t> t;\n[numthreads(1, 1, 1)] void main() {\n"
+                                          " $InterlockedAdd(t[uint2(0, 0)], 1); }\n", "cs_6_6",
+                                          "'InterlockedAdd' on a 64-bit element of RWTexture2D is not supported"),
+    "interlocked_add64_method": ("RWByteAddressBuffer b;\n[numthreads(1, 1, 1)] void main() {\n"
+                                 " uint64_t o; b.$InterlockedAdd64(0, 1, o); }\n", "cs_6_6",
+                                 "'InterlockedAdd64' is not supported by the SPIR-V backend: a RWByteAddressBuffer is "
+                                 "an array of 32-bit words there, with no 64-bit view to point an atomic at (DXC's "
+                                 "SPIR-V refuses it too)"),
+    "compare_exchange_float_bitwise_on_a_float": (
+        "RWStructuredBuffer<float> b;\n[numthreads(1, 1, 1)] void main() {\n"
+        " float o; $InterlockedCompareExchangeFloatBitwise(b[0], 1.0, 2.0, o); }\n", "cs_6_0",
+        "'InterlockedCompareExchangeFloatBitwise' on a float variable is not supported by the SPIR-V backend: "
+        "OpAtomicCompareExchange needs an integer pointer and a float buffer element or groupshared float has no "
+        "integer view (DXC's SPIR-V refuses it too); a RWByteAddressBuffer method works"),
+    "status_of_a_byte_address_load": ("ByteAddressBuffer b;\n" + PB + " uint st; return b.$Load(0, st); }\n", "ps_6_0",
+                                      "SPIR-V has no residency status for a storage buffer ('ByteAddressBuffer'): a "
+                                      "status argument needs a texture or a typed buffer"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
-SPIRV_ONLY: set[str] = set()
+SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "interlocked_add64_method",
+              "compare_exchange_float_bitwise_on_a_float", "status_of_a_byte_address_load"}
 # rules of the DXIL backend: the program compiles for SPIR-V (checked below)
 DXIL_ONLY: set[str] = set()
 
