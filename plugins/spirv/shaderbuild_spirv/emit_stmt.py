@@ -299,8 +299,6 @@ class FunctionEmitter(ExprEmitter):
         self.merge_label(merge)
 
     def s_break(self, s: Break) -> None:
-        if not self.breaks:
-            raise error("'break' outside a loop or switch")
         self.terminate("OpBranch", self.breaks[-1])
 
     def s_continue(self, s: Continue) -> None:
