@@ -302,8 +302,6 @@ class FunctionEmitter(ExprEmitter):
         self.terminate("OpBranch", self.breaks[-1])
 
     def s_continue(self, s: Continue) -> None:
-        if not self.continues:
-            raise error("'continue' outside a loop")
         self.terminate("OpBranch", self.continues[-1])
 
     def s_return(self, s: Return) -> None:
