@@ -311,8 +311,6 @@ class FunctionEmitter(ExprEmitter):
             self.terminate("OpReturnValue", self.expr(s.value))
 
     def s_discard(self, s: Discard) -> None:
-        if self.ctx.stage != "pixel":
-            raise error("'discard' is only allowed in pixel shaders")
         self.terminate("OpTerminateInvocation" if self.b.version >= (1, 6) else "OpKill")
 
     def discard_if(self, cond: int) -> None:
