@@ -1087,8 +1087,6 @@ class FunctionLowerer:
             self._return_if_flagged()
 
     def _break(self, s: ir.Break) -> None:
-        if not self.loops:
-            raise error("'break' outside of a loop or switch")
         self.b.br(self.loops[-1].brk)
 
     def _continue(self, s: ir.Continue) -> None:
