@@ -1094,8 +1094,6 @@ class FunctionLowerer:
         frame's `continued` flag set (reset before the switch), checked after it.  dxil-spirv's
         structurizer mishandles a switch case that branches to the loop's continue path (it left a
         block without a terminator); a switch whose cases all end at its merge is a plain selection."""
-        if not any(t.cont is not None for t in self.loops):
-            raise error("'continue' outside of a loop")
         self._continue_from_here()
 
     def _continue_from_here(self) -> None:
