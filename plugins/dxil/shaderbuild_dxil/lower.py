@@ -1178,15 +1178,11 @@ class FunctionLowerer:
         blocks = [self.new_block() for _ in s.cases]
         default = merge
         cases: list[tuple[ConstInt, BasicBlock]] = []
-        seen: set[int] = set()
         for c, bb in zip(s.cases, blocks):
             if c.is_default:
                 default = bb
             for v in c.values:
                 cv = ConstInt(int_type_of(sel), v)
-                if cv.value in seen:
-                    raise error(f"duplicate case value {v}")
-                seen.add(cv.value)
                 cases.append((cv, bb))
         if _continues_out_of(s):
             fr = self.frames[-1]
