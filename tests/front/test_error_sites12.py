@@ -107,11 +107,88 @@ CASES: dict[str, tuple[str, str, str]] = {
     "status_of_a_byte_address_load": ("ByteAddressBuffer b;\n" + PB + " uint st; return b.$Load(0, st); }\n", "ps_6_0",
                                       "SPIR-V has no residency status for a storage buffer ('ByteAddressBuffer'): a "
                                       "status argument needs a texture or a typed buffer"),
+    # declarations (front/sema/lower.py)
+    'vk_builtin_of_a_number': ('[[$vk::builtin(1)]] float4 main(float4 p : P) : SV_Target { return p; }\n', 'ps_6_0',
+        '[[vk::builtin]] takes a built-in name string, e.g. [[vk::builtin("PointSize")]]'),
+    'vk_builtin_unknown_name': ('float4 main([[$vk::builtin("Bogus")]] float p : P) : SV_Target { return p; }\n', 'ps_6_0',
+        "unknown [[vk::builtin]] 'Bogus' (one of PointSize, HelperInvocation, BaseVertex, BaseInstance, DrawIndex, DeviceIndex, ViewportMaskNV)"),
+    'specialization_of_a_plain_struct': ('struct S { float a; };\ntemplate<> struct $S<int> { int a; };\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "'S' is not a struct template"),
+    'method_not_struct': ('float S$::f() { return 1; }\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "expected ';' after declaration, found '::'"),
+    'unbounded_constant_buffer_array': ('struct S { float4 a; };\nConstantBuffer<S> $cbs[];\nfloat4 main() : SV_Target {\n return cbs[0].a; }\n', 'ps_6_0',
+        'unbounded arrays of ConstantBuffer are not supported yet'),
+    'push_constant_block_array': ('struct S { float4 a; };\n[[vk::push_constant]] ConstantBuffer<S> $cbs[2];\nfloat4 main() : SV_Target {\n return cbs[0].a; }\n', 'ps_6_0',
+        'a push-constant block cannot be an array'),
+    'groupshared_with_initializer': ('groupshared float g = $1;\n[numthreads(1,1,1)] void main() {\n g = 2; }\n', 'cs_6_0',
+        'groupshared variables cannot have an initializer'),
+    'static_void_global': ('static void $v;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "variable 'v' has incomplete type 'void'"),
+    'static_local_struct_with_a_texture': ('struct S { Texture2D t; };\nTexture2D g;\nfloat4 main() : SV_Target {\n static S $s = {g}; return 1; }\n', 'ps_6_0',
+        "'s': a static local struct with resource members is not supported; declare it 'static' at global scope"),
+    'static_string_from_an_int': ('static string s = $1;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'a string can only be initialized with a string literal or another string'),
+    'string_from_an_int': ('string s = $1;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'a string can only be initialized with a string literal or another string'),
+    'spec_local': ('float4 main() : SV_Target {\n [[$vk::constant_id(1)]] const int c = 1; return c; }\n', 'ps_6_0',
+        '[[vk::constant_id]] is only allowed on a global variable'),
+    'specialization_constant_from_a_static': ('static int k = 2;\n[[vk::constant_id(1)]] const int c = $k;\nfloat4 main() : SV_Target {\n return c; }\n', 'ps_6_0',
+        "the initializer of specialization constant 'c' must be a constant expression (a literal)"),
+    'specialization_constant_as_array_size': ('[[vk::constant_id(1)]] const int c = 1;\nfloat4 main() : SV_Target {\n float a[$c]; return 1; }\n', 'ps_6_0',
+        "expression is not an integer constant expression: specialization constant 'c' is only known when the pipeline is created"),
+    'extbuiltin_args': ('[[$vk::ext_builtin_input()]] static const float x;\nfloat4 main() : SV_Target {\n return x; }\n', 'ps_6_0',
+        "attribute 'vk::ext_builtin_input' takes one argument, not 0"),
+    'ext_builtin_input_not_static': ('[[vk::ext_builtin_input(15)]] const float $x;\nfloat4 main() : SV_Target {\n return x; }\n', 'ps_6_0',
+        "a variable with 'vk::ext_builtin_input' must be 'static const'"),
+    'ext_builtin_input_with_initializer': ('[[vk::ext_builtin_input(15)]] static const float x = $1;\nfloat4 main() : SV_Target {\n return x; }\n', 'ps_6_0',
+        'a built-in input variable cannot have an initializer'),
+    'ext_builtin_unknown_number': ('[[vk::ext_builtin_input($9999)]] static const float x;\nfloat4 main() : SV_Target {\n return x; }\n', 'ps_6_0',
+        'unknown or unsupported SPIR-V BuiltIn 9999'),
+    'ext_builtin_output_of_an_input': ('[[$vk::ext_builtin_output(15)]] static float x;\nfloat4 main() : SV_Target {\n x = 1; return 1; }\n', 'ps_6_0',
+        'SPIR-V BuiltIn 15 (FragCoord) is not an output'),
+    'uniform_unsized': ('float $g[];\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "definition of variable 'g' with unsized array type 'float[]' is not allowed"),
+    'resource_array_unbounded_second_dimension': ('Texture2D $t[2][];\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'only the first dimension of a resource array may be unbounded'),
+    'stream_as_a_global': ('struct V { float4 p : SV_Position; };\nPointStream<V> $s;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "'PointStream<V>' is a geometry-shader output stream: it can only be an 'inout' parameter of the geometry entry point"),
+    'register_class_warn': ('Texture2D t : $register(u0);\nfloat4 main() : SV_Target {\n return t.Load(0); }\n', 'ps_6_0',
+        "invalid register class 'u' for shader resource view 't' of type 'Texture2D<float4>' (expected 't')"),
+    'image_format_on_a_structured_buffer': ('[[$vk::image_format("rgba8")]] StructuredBuffer<float4> b;\nfloat4 main() : SV_Target {\n return b[0]; }\n', 'ps_6_0',
+        "'vk::image_format' takes a format string and applies to textures and typed buffers"),
+    'out_constant_buffer_parameter': ('struct S { float4 a; };\nvoid f(out ConstantBuffer<S> $c) { }\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "a 'ConstantBuffer' parameter cannot be 'out': the buffer is read-only"),
+    'specialization_without_a_template': ('template<> float $f<int>(int x) { return x; }\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "no function template 'f' to specialize"),
+    'specialization_matching_no_template': ('template<typename T> float f(T x, T y) { return x; }\ntemplate<> float $f<int>(int x) { return x; }\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "no function template matches function template specialization 'f'"),
+    'numthreads_zero': ('[numthreads($0,1,1)] void main() { }\n', 'cs_6_0',
+        'numthreads values must be at least 1'),
+    'gs_without_maxvertexcount': ('struct V { float4 p : SV_Position; };\nvoid $main(point V i[1], inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
+        "geometry entry point 'main' requires the [maxvertexcount(N)] attribute"),
+    'gs_instance_40': ('struct V { float4 p : SV_Position; };\n[instance($40)] [maxvertexcount(1)] void main(point V i[1], inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
+        'instance count must be between 1 and 32, not 40'),
+    'gs_returning_a_value': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] float $main(point V i[1], inout PointStream<V> s) { s.Append(i[0]); return 1; }\n', 'gs_6_0',
+        "geometry entry point 'main' must return void: vertices are written with Append on a stream parameter"),
+    'gs_triangle_of_two_vertices': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(triangle V $i[2], inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
+        "input primitive 'triangle' has 3 vertices: declare 'i[3]', not 'i[2]'"),
+    'gs_input_without_primitive_type': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(V $i[1], inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
+        "geometry shader input 'i' needs an input primitive type (point, line, triangle, lineadj or triangleadj)"),
+    'gs_without_a_stream': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void $main(point V i[1]) { }\n', 'gs_6_0',
+        "geometry entry point 'main' needs an 'inout' stream parameter (PointStream, LineStream or TriangleStream)"),
+    'gs_five_streams': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(point V i[1], inout PointStream<V> a, inout PointStream<V> b, inout PointStream<V> c, inout PointStream<V> d, inout PointStream<V> $e) { a.Append(i[0]); }\n', 'gs_6_0',
+        'a geometry shader has at most 4 output streams'),
+    'gs_two_streams_one_of_triangles': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(point V i[1], inout PointStream<V> a, inout TriangleStream<V> $b) { a.Append(i[0]); }\n', 'gs_6_0',
+        'a geometry shader with several output streams must write points: every stream must be a PointStream'),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
 SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "interlocked_add64_method",
               "compare_exchange_float_bitwise_on_a_float", "status_of_a_byte_address_load"}
+# attributes only SPIR-V has: DXIL refuses them with its own error (DXIL_REFUSES, at the attribute)
+DXIL_REFUSES = {"ext_builtin_unknown_number": (1, 3, "'vk::ext_builtin_input' is only supported when targeting SPIR-V"),
+                "ext_builtin_output_of_an_input": (1, 3, "'vk::ext_builtin_output' is only supported when targeting "
+                                                         "SPIR-V")}
 # rules of the DXIL backend: the program compiles for SPIR-V (checked below)
 DXIL_ONLY: set[str] = set()
 
@@ -132,6 +209,8 @@ def test_one_located_error(name: str, target: str) -> None:
     if (target == "dxil" and name in SPIRV_ONLY) or (target == "spirv" and name in DXIL_ONLY):
         assert res.ok, res.diagnostics
         return
+    if target == "dxil" and name in DXIL_REFUSES:
+        line, col, message = DXIL_REFUSES[name]
     assert res.ok is False and res.binary is None
     assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
         f"t.hlsl:{line}:{col}: {message}"]
