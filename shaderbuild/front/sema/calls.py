@@ -1150,7 +1150,8 @@ class CallLowering(SemaBase):
         has_out = name != "InterlockedCompareStore"
         if len(args) not in (1 + n_values, 1 + n_values + (1 if has_out else 0)):
             raise error(f"no matching intrinsic for call to '{name}'", loc)
-        if name == "InterlockedCompareExchange" and len(args) != 4:
+        if name in ("InterlockedCompareExchange", "InterlockedExchange") and len(args) != 2 + n_values:
+            # (DXC's table: both return the original value through a parameter that is not optional)
             raise error(f"'{name}' requires an out argument for the original value", loc)
         operands = [dest] + [self.convert(self.rvalue(a), t, a.loc) for a in args[1: 1 + n_values]]
         return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)
