@@ -332,6 +332,23 @@ CASES: dict[str, tuple[str, str, str]] = {
         "no matching member function for call to 'InterlockedExchange': expected 3 arguments, have 2"),
     'interlocked_exchange64_method_without_original': ('RWByteAddressBuffer b;\n[numthreads(1,1,1)] void main() { b.$InterlockedExchange64(0, 1); }\n', 'cs_6_6',
         "no matching member function for call to 'InterlockedExchange64': expected 3 arguments, have 2"),
+    # rules of the DXIL backend (the validator's, D3D's limits) and what it does not lower yet
+    'tbuffer_double_member': ('tbuffer T { double d; };\nfloat4 main() : SV_Target {\n $return (float)d; }\n', 'ps_6_0',
+        '64-bit tbuffer members are not supported by the DXIL backend yet'),
+    'groupshared_over_32_kib': ('groupshared float $g[9000];\n[numthreads(1,1,1)] void main() {\n g[0] = 1; }\n', 'cs_6_0',
+        "total groupshared memory (36000 bytes with 'g') exceeds the 32768-byte limit"),
+    'linear_int_input': ('float4 main(linear int $i : I) : SV_Target { return i; }\n', 'ps_6_0',
+        "signature element 'I' specifies invalid interpolation mode 'linear' for integer component type: integer and bool elements are nointerpolation"),
+    'nointerpolation_position': ('float4 main(nointerpolation float4 $p : SV_Position) : SV_Target { return p; }\n', 'ps_6_0',
+        'invalid interpolation mode for SV_Position: it cannot be nointerpolation'),
+    'thirty_three_output_rows': ('struct O { float4 p : SV_Position; float4 $a[32] : A; };\nO main() { O o = (O)0; return o; }\n', 'vs_6_0',
+        "signature element 'A0' does not fit in the 32 output registers"),
+    'thirty_three_input_rows': ('float4 main(float4 $a[33] : A) : SV_Target { return a[0]; }\n', 'ps_6_0',
+        "signature element 'A0' does not fit in the 32 input registers"),
+    'three_clip_and_three_cull_rows': ('struct O { float4 p : SV_Position; float $c[3] : SV_ClipDistance; float d[3] : SV_CullDistance; };\nO main() { O o = (O)0; return o; }\n', 'vs_6_0',
+        "signature element 'SV_ClipDistance0' does not fit: SV_ClipDistance and SV_CullDistance elements share at most two rows (a float[n] array takes n rows)"),
+    'gs_input_outside_the_primitive': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(point V i[1], float4 $x : X, inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
+        "geometry shader input 'X' must be part of the input primitive's vertices"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
@@ -342,7 +359,7 @@ DXIL_REFUSES = {"ext_builtin_unknown_number": (1, 3, "'vk::ext_builtin_input' is
                 "ext_builtin_output_of_an_input": (1, 3, "'vk::ext_builtin_output' is only supported when targeting "
                                                          "SPIR-V")}
 # rules of the DXIL backend: the program compiles for SPIR-V (checked below)
-DXIL_ONLY: set[str] = set()
+DXIL_ONLY = {"tbuffer_double_member", "groupshared_over_32_kib", "linear_int_input", "nointerpolation_position", "thirty_three_output_rows", "thirty_three_input_rows", "three_clip_and_three_cull_rows", "gs_input_outside_the_primitive"}
 
 
 def _marked(src: str) -> tuple[str, int, int]:
@@ -366,3 +383,40 @@ def test_one_located_error(name: str, target: str) -> None:
     assert res.ok is False and res.binary is None
     assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
         f"t.hlsl:{line}:{col}: {message}"]
+
+
+MS_HEAD = 'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+# DXIL-only programs the SPIR-V backend needs another target environment for (mesh shaders: SPIR-V 1.4)
+DXIL_CASES: dict[str, tuple[str, str, str]] = {
+    "mesh_primitive_output_linear": (
+        'struct V { float4 p : SV_Position; };\nstruct Pr { linear float $a : A; };\n'
+        '[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+        "void main(out vertices V v[3], out indices uint3 t[1], out primitives Pr pr[1]) { SetMeshOutputCounts(3, 1); }\n",
+        "ms_6_5", "mesh shader's primitive outputs' interpolation mode must be constant or undefined: 'A' is linear"),
+    "mesh_outputs_over_32_kib": (
+        'struct V { float4 p : SV_Position; float4 a[31] : A; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+        "void $main(out vertices V v[256], out indices uint3 t[256]) { SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
+        "the mesh shader's vertex and primitive outputs are 131072 bytes (counts rounded up to 32): at most 32768"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DXIL_CASES))
+def test_one_located_dxil_error(name: str) -> None:
+    src, profile, message = DXIL_CASES[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=text)
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
+
+
+def test_dxil_library_refuses_a_root_signature_option() -> None:
+    """-rootsig-define names a root signature part, which a DXIL library has no place for (its subobjects
+    carry root signatures); the error is about an option, so it has no source location."""
+    text = '#define RS "RootFlags(0)"\n[shader("raygeneration")] void rg() { }\n'
+    res = compile_file("t.hlsl", CompileOptions(entry="", profile="lib_6_3", target="dxil", rootsig_define="RS"),
+                       text=text)
+    assert res.ok is False and res.binary is None
+    assert [(d.loc, d.message) for d in res.diagnostics if d.severity == "error"] == [
+        (None, "a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature "
+               "subobjects instead of -rootsig-define")]
