@@ -349,10 +349,13 @@ CASES: dict[str, tuple[str, str, str]] = {
         "signature element 'SV_ClipDistance0' does not fit: SV_ClipDistance and SV_CullDistance elements share at most two rows (a float[n] array takes n rows)"),
     'gs_input_outside_the_primitive': ('struct V { float4 p : SV_Position; };\n[maxvertexcount(1)] void main(point V i[1], float4 $x : X, inout PointStream<V> s) { s.Append(i[0]); }\n', 'gs_6_0',
         "geometry shader input 'X' must be part of the input primitive's vertices"),
+    "unknown_image_format": ('[[vk::image_format("bogus")]] RWTexture2D<float4> $t;\n'
+                             "[numthreads(1, 1, 1)] void main() { t[uint2(0, 0)] = 1; }\n", "cs_6_0",
+                             "unknown or unsupported image format 'bogus' in 'vk::image_format'"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
-SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "interlocked_add64_method",
+SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "unknown_image_format", "interlocked_add64_method",
               "compare_exchange_float_bitwise_on_a_float", "status_of_a_byte_address_load"}
 # attributes only SPIR-V has: DXIL refuses them with its own error (DXIL_REFUSES, at the attribute)
 DXIL_REFUSES = {"ext_builtin_unknown_number": (1, 3, "'vk::ext_builtin_input' is only supported when targeting SPIR-V"),
@@ -420,3 +423,107 @@ def test_dxil_library_refuses_a_root_signature_option() -> None:
     assert [(d.loc, d.message) for d in res.diagnostics if d.severity == "error"] == [
         (None, "a DXIL library has no root signature part: declare GlobalRootSignature / LocalRootSignature "
                "subobjects instead of -rootsig-define")]
+
+# name -> (source with one `$`, profile, warning): the program compiles, with exactly this one warning
+WARNINGS: dict[str, tuple[str, str, str]] = {
+    "second_semantic": ("float4 main(float4 a : A : $B) : SV_Target { return a; }\n", "ps_6_0",
+                        "semantic 'B' is ignored: 'A' was given first"),
+    "register_subcomponent": ("Texture2D t : register(t0$[1]);\n" + PB + " return t.Load(0); }\n", "ps_6_0",
+                              "register subcomponent [1] is ignored: the register is t0 (as DXC)"),
+    "sampler_register_on_a_texture": ("Texture2D t : $register(s1);\n" + PB + " return t.Load(0); }\n", "ps_6_0",
+                                      "register class 's' on shader resource view 't' of type 'Texture2D<float4>': it "
+                                      "is bound as 't1' (DXC's binding; the written class only picks the Vulkan "
+                                      "-fvk-s-shift / -fvk-bind-register entry)"),
+    "matrix_to_scalar": (PB + " float2x2 m = 1; float s = $m; return s; }\n", "ps_6_0",
+                         "implicit truncation of matrix type"),
+    "vector_to_a_shorter_matrix": (PB + " float4 v = 1; float1x3 m = $v; return m[0].xyzz; }\n", "ps_6_0",
+                                   "implicit truncation of vector type"),
+    "early_depth_stencil_on_a_vertex_shader": ("[$earlydepthstencil] float4 main() : SV_Position { return 1; }\n",
+                                               "vs_6_0", "attribute 'earlydepthstencil' has no effect on a vertex "
+                                               "shader: it applies to pixel shaders"),
+}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(WARNINGS))
+def test_one_located_warning(name: str, target: str) -> None:
+    src, profile, message = WARNINGS[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target=target), text=text)
+    assert res.ok and res.binary
+    assert [f"{d.loc}: {d.severity}: {d.message}" for d in res.diagnostics] == [
+        f"t.hlsl:{line}:{col}: warning: {message}"]
+
+
+# options that do not go together: no source position to point at (the message names the option)
+OPTION_DIAGNOSTICS = [
+    ({"embed_debug": True}, "error", "-Qembed_debug needs debug information: add -Zi"),
+    ({"vk_layout": "bogus"}, "error", "unknown Vulkan layout 'bogus' (one of default, dx, gl, scalar)"),
+    ({"vk_target_env": "bogus"}, "error", "unknown target environment 'bogus' (one of vulkan1.0, vulkan1.1, "
+                                          "vulkan1.2, vulkan1.3, universal1.5)"),
+    ({"enable_16bit_types": True}, "error", "-enable-16bit-types requires shader model 6.2 or higher (profile is "
+                                            "ps_6_0)"),
+    ({"debug_file": "x.pdb"}, "warning", "-Fd has no effect without -Zi: no debug information is generated"),
+]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("case", range(len(OPTION_DIAGNOSTICS)))
+def test_option_diagnostic(case: int, target: str) -> None:
+    options, severity, message = OPTION_DIAGNOSTICS[case]
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ps_6_0", target=target, **options), text=PS)
+    got = [(d.severity, d.message, d.loc) for d in res.diagnostics]
+    if target == "spirv" and "debug_file" in options:     # and the SPIR-V backend's own note on -Fd
+        got = [g for g in got if not g[1].startswith("-Fd only applies to DXIL")]
+    assert got == [(severity, message, None)]
+    assert res.ok is (severity == "warning")
+
+
+@pytest.mark.parametrize(("target", "options", "message"), [
+    ("spirv", {"debug_file": "x.pdb"}, "-Fd only applies to DXIL: the SPIR-V debug information (-Zi) is in the "
+                                       "module itself"),
+    ("spirv", {"embed_debug": True}, "-Qembed_debug only applies to DXIL: the SPIR-V debug information (-Zi) is in "
+                                     "the module itself"),
+    ("dxil", {}, "no output file specified for debug info (-Fd): embedding it in the shader container (ILDB); use "
+                 "-Qembed_debug to silence this warning"),
+])
+def test_debug_info_option_warning(target: str, options: dict, message: str) -> None:
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ps_6_0", target=target, debug_info=True,
+                                                **options), text=PS)
+    assert res.ok and res.binary
+    assert [(d.severity, d.message, d.loc) for d in res.diagnostics] == [("warning", message, None)]
+
+
+VK12_MESH = 'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] '
+# SPIR-V rules of stages that need SPIR-V 1.4 (-fspv-target-env=vulkan1.2); DXIL compiles each (checked)
+SPIRV_VK12_CASES: dict[str, tuple[str, str, str]] = {
+    "derivative_in_a_mesh_shader": (
+        VK12_MESH + "[numthreads(4, 1, 1)]\nvoid main(uint i : SV_GroupIndex, out vertices V v[3], out indices uint3 "
+        "t[1]) {\n SetMeshOutputCounts(3, 1); v[0].p $= ddx((float)i); }\n", "ms_6_6",
+        "derivatives in mesh shaders are not supported when targeting SPIR-V: SPV_NV_compute_shader_derivatives "
+        "covers compute shaders only"),
+    "quad_read_in_a_2d_amplification_group": (
+        "struct P { float a; };\ngroupshared P p;\n[numthreads(2, 2, 1)] void main(uint i : SV_GroupIndex) {\n"
+        " p.a = $QuadReadAcrossX((float)i); DispatchMesh(1, 1, 1, p); }\n", "as_6_6",
+        "quad operations in a amplification shader with a 2-D thread group read 2x2 thread quads from shader model "
+        "6.6, which SPIR-V expresses only with SPV_KHR_compute_shader_derivatives (not supported here); use a 1-D "
+        "[numthreads]"),
+    "shading_rate_of_a_mesh_primitive": (
+        "struct V { float4 p : SV_Position; };\nstruct Pr { uint $r : SV_ShadingRate; };\n"
+        '[outputtopology("triangle")] [numthreads(1, 1, 1)]\nvoid main(out vertices V v[3], out indices uint3 t[1], '
+        "out primitives Pr pr[1]) { SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
+        "SV_ShadingRate in a mesh shader is not supported by the SPIR-V backend: spirv-val rejects the per-primitive "
+        "PrimitiveShadingRateKHR array that Vulkan specifies for mesh shaders"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPIRV_VK12_CASES))
+def test_one_located_spirv_vk12_error(name: str) -> None:
+    src, profile, message = SPIRV_VK12_CASES[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="spirv",
+                                                vk_target_env="vulkan1.2"), text=text)
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
+    assert compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=text).ok
