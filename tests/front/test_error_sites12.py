@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from shaderbuild.compiler import compile_file
-from shaderbuild.options import CompileOptions
+from shaderbuild.options import BindingShift, BindRegister, CompileOptions
 
 PS = "float4 main() : SV_Target { return 1; }\n"
 PB = "float4 main() : SV_Target {\n"       # a body from line 2
@@ -527,3 +527,53 @@ def test_one_located_spirv_vk12_error(name: str) -> None:
     assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
         f"t.hlsl:{line}:{col}: {message}"]
     assert compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target="dxil"), text=text).ok
+
+
+BR_T0 = [BindRegister("t", 0, 0, 0, 0)]     # -fvk-bind-register t0 0 0 0
+HEAP_VIEW = "Texture2D t : register(t0);\n" + PB + (" Texture2D u = $ResourceDescriptorHeap[0]; "
+                                                    "return t.Load(0) + u.Load(0); }\n")
+COUNTER_VIEW = ("Texture2D t : register(t0);\n[numthreads(1, 1, 1)] void main() {\n"
+                " RWStructuredBuffer<uint> u = $ResourceDescriptorHeap[0]; u.IncrementCounter(); }\n")
+# Vulkan binding options (passes/vk_bindings.py): SPIR-V refuses these combinations, DXIL ignores the options
+VK_BINDING_CASES: dict[str, tuple[str, str, dict, str]] = {
+    "bind_register_and_a_vk_binding": ("[[vk::binding(3)]] Texture2D $t : register(t0);\n" + PB
+                                       + " return t.Load(0); }\n", "ps_6_0", {"vk_bind_registers": BR_T0},
+                                       "-fvk-bind-register cannot be combined with [[vk::binding]]"),
+    "resource_heap_on_a_taken_binding": (HEAP_VIEW, "ps_6_6", {"vk_bind_resource_heap": (0, 0)},
+                                         "'ResourceDescriptorHeap' (-fvk-bind-resource-heap) and resource 't' are "
+                                         "both bound to descriptor set 0 binding 0"),
+    "resource_heap_without_its_option": (HEAP_VIEW, "ps_6_6", {"vk_bind_registers": BR_T0},
+                                         "'ResourceDescriptorHeap' needs -fvk-bind-resource-heap when "
+                                         "-fvk-bind-register is used"),
+    "counter_heap_without_its_option": (COUNTER_VIEW, "cs_6_6", {"vk_bind_registers": BR_T0,
+                                                                 "vk_bind_resource_heap": (5, 0)},
+                                        "the counters of 'ResourceDescriptorHeap' need -fvk-bind-counter-heap when "
+                                        "-fvk-bind-register is used"),
+    "counter_heap_on_a_taken_binding": (COUNTER_VIEW, "cs_6_6", {"vk_bind_resource_heap": (5, 0),
+                                                                 "vk_bind_counter_heap": (0, 0)},
+                                        "the counter heap and resource 't' are both bound to descriptor set 0 "
+                                        "binding 0"),
+}
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+@pytest.mark.parametrize("name", sorted(VK_BINDING_CASES))
+def test_vk_binding_option_error(name: str, target: str) -> None:
+    src, profile, options, message = VK_BINDING_CASES[name]
+    text, line, col = _marked(src)
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile=profile, target=target, **options), text=text)
+    if target == "dxil":
+        assert res.ok, res.diagnostics
+        return
+    assert res.ok is False and res.binary is None
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: {message}"]
+
+
+def test_bind_register_and_a_shift() -> None:
+    """Two options that exclude each other: the error names them (no source position)."""
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ps_6_0", target="spirv", vk_bind_registers=BR_T0,
+                                                binding_shifts=[BindingShift("t", 1, None)]), text=PS)
+    assert res.ok is False
+    assert [(d.loc, d.message) for d in res.diagnostics] == [
+        (None, "-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")]
