@@ -885,8 +885,6 @@ def _attribute_at_vertex(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
     """clip(x): discard when any component of x is negative."""
-    if fe.ctx.stage != "pixel":
-        raise error("'clip' is only allowed in pixel shaders")
     t = e.args[0].type
     x = fe.expr(e.args[0])
     bt = with_scalar(t, BOOL)
