@@ -28,8 +28,6 @@ __all__ = ["lower_library"]
 def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
                   debug: DebugInfo | None = None) -> LoweredModule:
     entries = ir.entry_points(module)
-    if not entries and not module.subobjects:
-        raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
     for ep in entries:
         if ep.function is None:
             raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
