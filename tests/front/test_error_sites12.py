@@ -400,6 +400,15 @@ DXIL_CASES: dict[str, tuple[str, str, str]] = {
         'struct V { float4 p : SV_Position; float4 a[31] : A; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
         "void $main(out vertices V v[256], out indices uint3 t[256]) { SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
         "the mesh shader's vertex and primitive outputs are 131072 bytes (counts rounded up to 32): at most 32768"),
+    "mesh_vertex_output_read_in_an_index": (
+        'struct V { float4 p : SV_Position; float4 c : C; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+        "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); v[0].c = 1; "
+        "v[(uint)$v[0].c.x].p = 1; }\n", "ms_6_5", "mesh shader output 'v' cannot be read"),
+    # the indices read to index another output: this compiled, reading an output (as the vertices above do not)
+    "mesh_indices_read_in_an_index": (
+        'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+        "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); "
+        "t[0] = uint3(0, 1, 2); v[$t[0].x].p = 1; }\n", "ms_6_5", "mesh shader output 't' cannot be read"),
 }
 
 
