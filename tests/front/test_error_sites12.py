@@ -352,10 +352,14 @@ CASES: dict[str, tuple[str, str, str]] = {
     "unknown_image_format": ('[[vk::image_format("bogus")]] RWTexture2D<float4> $t;\n'
                              "[numthreads(1, 1, 1)] void main() { t[uint2(0, 0)] = 1; }\n", "cs_6_0",
                              "unknown or unsupported image format 'bogus' in 'vk::image_format'"),
+    "image_format_of_another_numeric_class": ('[[vk::image_format("r32ui")]] RWTexture2D<float> $t;\n'
+                                              "[numthreads(1, 1, 1)] void main() { t[uint2(0, 0)] = 1; }\n",
+                                              "cs_6_0", "image format 'r32ui' holds uint texels, the element type "
+                                              "has float components"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
-SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "unknown_image_format", "interlocked_add64_method",
+SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "unknown_image_format", "image_format_of_another_numeric_class", "interlocked_add64_method",
               "compare_exchange_float_bitwise_on_a_float", "status_of_a_byte_address_load"}
 # attributes only SPIR-V has: DXIL refuses them with its own error (DXIL_REFUSES, at the attribute)
 DXIL_REFUSES = {"ext_builtin_unknown_number": (1, 3, "'vk::ext_builtin_input' is only supported when targeting SPIR-V"),
