@@ -356,10 +356,36 @@ CASES: dict[str, tuple[str, str, str]] = {
                                               "[numthreads(1, 1, 1)] void main() { t[uint2(0, 0)] = 1; }\n",
                                               "cs_6_0", "image format 'r32ui' holds uint texels, the element type "
                                               "has float components"),
+    # more front-end sites
+    'local_resource_element_dynamic_assign': ('Texture2D t0;\nuint i;\nfloat4 main() : SV_Target {\n Texture2D a[2]; a[i] $= t0; return a[0].Load(0); }\n', 'ps_6_0',
+        "an element of local resource array 'a' is assigned with a dynamic index"),
+    'semantic_index_past_32_bits': ('float4 main(float4 $a[2] : A4294967295) : SV_Target { return a[0]; }\n', 'ps_6_0',
+        "semantic 'A4294967295' reaches index 4294967296; a semantic index is at most 4294967295"),
+    # this error had no location (the out argument's zero value)
+    'out_texture_parameter': ('Texture2D g;\nvoid f(out Texture2D t) { }\nfloat4 main() : SV_Target {\n Texture2D x; f($x); return 1; }\n', 'ps_6_0',
+        "an 'out' parameter of type 'Texture2D<float4>' is not supported"),
+    'sampler_with_template_args': ('$SamplerState<float> s;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "'SamplerState' does not take template arguments"),
+    'constant_buffer_without_type': ('$ConstantBuffer cb;\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "'ConstantBuffer' requires a template argument"),
+    'structured_unknown_method': ('StructuredBuffer<float> b;\nfloat4 main() : SV_Target {\n return b.$Foo(); }\n', 'ps_6_0',
+        "no member function named 'Foo' in 'StructuredBuffer<float>'"),
+    'rw_byte_address_unknown_method': ('RWByteAddressBuffer b;\nfloat4 main() : SV_Target {\n return b.$Foo(); }\n', 'ps_6_0',
+        "no member function named 'Foo' in 'RWByteAddressBuffer'"),
+    'texture2dms_unknown_method': ('Texture2DMS<float4> t;\nfloat4 main() : SV_Target {\n return t.$Foo(); }\n', 'ps_6_0',
+        "no member function named 'Foo' in 'Texture2DMS<float4>'"),
+    'store_of_a_struct_holding_a_texture': ('struct S { float a; Texture2D t; };\nRWByteAddressBuffer b;\n[numthreads(1,1,1)] void main() { S s; b.$Store<S>(0, s); }\n', 'cs_6_2',
+        'Explicit template arguments on intrinsic Store must be a single numeric type'),
+    'subobject_in_function': ('float4 main() : SV_Target {\n $RaytracingShaderConfig c = { 16, 8 }; return 1; }\n', 'lib_6_3',
+        "'RaytracingShaderConfig' is a state-object subobject: it can only be the type of a global variable with an initializer list"),
+    'hit_attributes_48_bytes_reported': ('struct A { float4 a[3]; };\n[shader("intersection")] void is() { A a = (A)0; ReportHit(0.5, 0, $a); }\n', 'lib_6_3',
+        "hit attributes 'A' are 48 bytes; D3D12 allows at most 32"),
+    'status_of_a_double_load': ('StructuredBuffer<double> b;\nfloat4 main() : SV_Target {\n uint s; return (float)b.$Load(0, s); }\n', 'ps_6_0',
+        "SPIR-V has no residency status for a storage buffer ('StructuredBuffer<double>'): a status argument needs a texture or a typed buffer"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
-SPIRV_ONLY = {"interlocked_add_on_a_64_bit_texel", "unknown_image_format", "image_format_of_another_numeric_class", "interlocked_add64_method",
+SPIRV_ONLY = {"status_of_a_double_load", "interlocked_add_on_a_64_bit_texel", "unknown_image_format", "image_format_of_another_numeric_class", "interlocked_add64_method",
               "compare_exchange_float_bitwise_on_a_float", "status_of_a_byte_address_load"}
 # attributes only SPIR-V has: DXIL refuses them with its own error (DXIL_REFUSES, at the attribute)
 DXIL_REFUSES = {"ext_builtin_unknown_number": (1, 3, "'vk::ext_builtin_input' is only supported when targeting SPIR-V"),
@@ -413,6 +439,10 @@ DXIL_CASES: dict[str, tuple[str, str, str]] = {
         'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
         "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); "
         "t[0] = uint3(0, 1, 2); v[$t[0].x].p = 1; }\n", "ms_6_5", "mesh shader output 't' cannot be read"),
+    "mesh_vertex_array_written_whole": (
+        'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+        "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); v $= (V[3])0; }\n",
+        "ms_6_5", "mesh shader output 'v' is written one element at a time: 'v[i] = ...'"),
 }
 
 

@@ -4,7 +4,7 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, SourceLoc, error, locate
 from ...ir.intrinsics import (
     BY_ROWS,
     DERIVATIVE_SM,
@@ -420,7 +420,11 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(ir.VarRef(tmp), self.convert(value, pt, a.loc)))
             else:
                 # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
-                self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
+                try:
+                    zero = self.zero(pt)
+                except CompileError as e:   # (a resource: no value to start from) at the argument
+                    raise locate(e, a.loc) from None
+                self.emit(ir.Store(ir.VarRef(tmp), zero))
             call_args.append(ir.VarRef(tmp))
             writebacks.append((v, tmp))
         query = None
