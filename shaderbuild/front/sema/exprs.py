@@ -1082,11 +1082,8 @@ class ExprLowering(HeapLowering, SemaBase):
             s = ir.scalar_of(t)
             if for_write and len(set(comps)) != len(comps):
                 raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", loc)
-            if isinstance(t, ir.Scalar):
-                if len(comps) == 1:
-                    return base
-                if for_write:
-                    raise error(f"cannot assign to swizzle '{name}' of a scalar", loc)
+            if isinstance(t, ir.Scalar) and len(comps) == 1:
+                return base
             return ir.SwizzleRef(base, comps, ir.vec(s, len(comps)))
         if isinstance(t, ir.Matrix):
             elems = self.matrix_comps(t, name, loc)
