@@ -382,6 +382,20 @@ CASES: dict[str, tuple[str, str, str]] = {
         "hit attributes 'A' are 48 bytes; D3D12 allows at most 32"),
     'status_of_a_double_load': ('StructuredBuffer<double> b;\nfloat4 main() : SV_Target {\n uint s; return (float)b.$Load(0, s); }\n', 'ps_6_0',
         "SPIR-V has no residency status for a storage buffer ('StructuredBuffer<double>'): a status argument needs a texture or a typed buffer"),
+    'static_const_array_index_out_of_bounds': ('static const float a[2] = {1, 2};\nfloat4 main() : SV_Target {\n return a[$2]; }\n', 'ps_6_0',
+        "index 2 is out of bounds for type 'float[2]'"),
+    'vector_index_out_of_bounds': ('float4 main() : SV_Target {\n float4 v = 1; return v[$4]; }\n', 'ps_6_0',
+        "index 4 is out of bounds for type 'float4'"),
+    'logical_or_of_vectors': ('float4 main() : SV_Target {\n float4 v = 1; return (v $|| float3(1,1,1)).x; }\n', 'ps_6_0',
+        "operands for short-circuiting logical binary operator must be scalar, for non-scalar types use 'or'"),
+    'decimal_literal_past_64_bits': ('float4 main() : SV_Target {\n return $18446744073709551616; }\n', 'ps_6_0',
+        'integer literal is too large to be represented in any integer type'),
+    'method_of_a_typedef_of_float': ('typedef float F;\nfloat F::$f() { return 1; }\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "'F' is not a struct"),
+    'payload_field_read_twice': ('struct [raypayload] P { float4 c : read(caller) : $read(miss); };\n[shader("miss")] void m(inout P p) { }\n', 'lib_6_7',
+        "'read' is given twice for payload field 'c'"),
+    'ray_query_initialized_from_an_int': ('RaytracingAccelerationStructure acc;\nRayQuery<0> g() { RayQuery<0> q; return q; }\n[numthreads(1,1,1)] void main() { RayQuery<0> q = $1; }\n', 'cs_6_5',
+        "a 'RayQuery<0>' can only be initialized by a call of a function returning one"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
