@@ -634,3 +634,31 @@ def test_bind_register_and_a_shift() -> None:
     assert res.ok is False
     assert [(d.loc, d.message) for d in res.diagnostics] == [
         (None, "-fvk-bind-register cannot be combined with -fvk-{b,t,s,u}-shift")]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_hlsl_202x_literal_past_uint64(target: str) -> None:
+    """-HV 202x (conforming literals): the literal types end at uint64_t, so 2^64 fits none."""
+    text, line, col = _marked(PB + " return $18446744073709551616 > 0; }\n")
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ps_6_0", target=target, hlsl_version=2029),
+                       text=text)
+    assert res.ok is False
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: integer literal is too large to be represented in any integer type"]
+
+
+def test_classified_sites_exist() -> None:
+    """tests/error_sites_classes.tsv classifies sites no test reaches: each row names a site that exists
+    (a deleted or reworded site leaves no stale row) with class a or c (a dead site is deleted, not kept)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    import error_sites
+
+    keys = {s["key"] for s in error_sites.sites()}
+    rows = error_sites.classes()
+    assert rows
+    assert sorted(k for k in rows if k not in keys) == []
+    assert {c for c, _ in rows.values()} <= {"a", "c"}
+    assert all(reason for _, reason in rows.values())
