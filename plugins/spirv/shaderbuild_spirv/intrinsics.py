@@ -475,8 +475,6 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     first = e.args[0]
     p = fe.place(first)
     if isinstance(p, ImagePlace):      # RWTexture / RWBuffer element: a texel pointer
-        if not p.kind.writable:
-            raise error(f"'{e.name}' on read-only {p.rtype.kind}")
         s = numeric_scalar(p.type)
         if s.width == 64:
             raise error(f"'{e.name}' on a 64-bit element of {p.rtype.kind} is not supported")
@@ -498,8 +496,6 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         idx = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
         q = Ptr(p.base, [*p.chain, fe.T.uconst(0), idx], rv.storage_class, rv.layout, UINT, None, rv)
         return fe.pointer(q), UINT, list(e.args[2:])
-    if p.res is not None and not p.res.kind.writable:
-        raise error(f"'{e.name}' on read-only resource '{p.res.var.name}'")
     return fe.pointer(p), p.type, list(e.args[1:])
 
 
