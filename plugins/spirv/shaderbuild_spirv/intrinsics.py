@@ -488,8 +488,7 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         raise error(f"'{e.name}' needs a memory location")
     if isinstance(p.type, Resource):
         rv = p.res
-        if rv is None or rv.kind.rep != "bytes":
-            raise error(f"'{e.name}' method is only supported on RWByteAddressBuffer")
+        assert rv is not None       # (sema: the Interlocked* methods are RWByteAddressBuffer's alone)
         if numeric_scalar(e.type).width == 64:
             raise error(f"'{e.name}64' is not supported by the SPIR-V backend: a RWByteAddressBuffer is an array of "
                         "32-bit words there, with no 64-bit view to point an atomic at (DXC's SPIR-V refuses it too)")
