@@ -819,8 +819,6 @@ class ExprEmitter:
         return self.shrink(v4, s, n, p.type)
 
     def image_write(self, p: ImagePlace, v: int) -> None:
-        if not p.kind.writable:
-            raise error(f"cannot write to read-only {p.rtype.kind}")
         img = self.load_image(p.image)
         s, n, t4 = self.texel4(p.rtype)
         vs = numeric_scalar(p.type)
