@@ -896,8 +896,6 @@ def _is_buffer(e: ir.Expr) -> bool:
 @intrinsic("Store")
 def _raw_store(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """buf.Store*(address, value) -> rawBufferStore / bufferStore on the raw buffer."""
-    if not _is_raw(e.args[0]):
-        raise error(f"'Store' is only available on RWByteAddressBuffer, not '{e.args[0].type}'")
     L.buffers.write(_raw_place(L, e), L.expr(e.args[2]), None)
     return []
 
