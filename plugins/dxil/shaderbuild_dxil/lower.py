@@ -981,8 +981,7 @@ class FunctionLowerer:
 
     def _store_resource(self, s: ir.Store) -> None:
         dest = self.place(s.place)
-        if not isinstance(dest, LocalResourcePlace):
-            raise error("cannot assign to a global resource", s.loc)
+        assert isinstance(dest, LocalResourcePlace)     # (sema: a global resource is not assignable)
         depth = self._local_res_depth.setdefault(id(dest.var), self.control_depth)
         if depth != self.control_depth:
             raise error("assigning a local resource inside control flow is not supported by the DXIL backend yet",
