@@ -341,8 +341,6 @@ def _frexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     xs = L.expr(e.args[0])
     mant, exps = [], []
     for x in xs:
-        if x.type != T.f32:
-            raise error("frexp is supported for float only in the DXIL backend")
         bits = L.b.bitcast(x, T.i32)
         nonzero = L.b.fcmp("une", x, _fconst(T.f32, 0.0))
         ebits = L.b.and_(L.b.lshr(bits, ConstInt(T.i32, 23)), ConstInt(T.i32, 0xFF))
