@@ -833,8 +833,6 @@ class ExprLowering(HeapLowering, SemaBase):
         return self.load(place)
 
     def assign(self, e: ast.Assign) -> ir.Expr:
-        if e.op == "=" and isinstance(e.value, ast.InitList):
-            raise error("an initializer list is only allowed in a declaration", e.value.loc)
         # the right side first, then the target, as DXC (clang) emits an assignment: `a[next()] = g` stores
         # the g read before next() runs
         rhs = self.rvalue(e.value)
