@@ -853,8 +853,7 @@ def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
     (shaderbuild/passes/evaluate_attribute.py made it a Load of the variable's place).  A snapped
     offset is in 1/16 pixels; InterpolateAtOffset takes pixels (DXC's conversion)."""
     arg = e.args[0]
-    if not isinstance(arg, Load):
-        raise error(f"'{e.name}' needs a pixel shader input")
+    assert isinstance(arg, Load)
     fe.b.capability("InterpolationFunction")
     ptr = fe.pointer(fe.place(arg.place))
     rt = fe.tid(e.type)
