@@ -255,9 +255,8 @@ def _evaluate(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (shaderbuild/passes/evaluate_attribute.py made it a Load of the input variable's place); the
     sample index or the snapped offset's x and y follow the element, row and column."""
     arg = e.args[0]
-    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
-    if place is None or not hasattr(place, "var"):
-        raise error(f"'{e.name}' needs a pixel shader input")
+    assert isinstance(arg, ir.Load)
+    place = L.place(arg.place)
     extra = [v for a in e.args[1:] for v in L.expr(a)]
     return L.io_evaluate(place, _EVALUATE_OPS[e.name], extra)
 
@@ -267,9 +266,8 @@ def _attribute_at_vertex(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """attributeAtVertex per component; the vertex (0-2, checked constant by evaluate_attribute.py)
     is an i8 immediate."""
     arg, vertex = e.args
-    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
-    if place is None or not hasattr(place, "var") or not isinstance(vertex, ir.Const):
-        raise error(f"'{e.name}' needs a nointerpolation pixel shader input and a constant vertex")
+    assert isinstance(arg, ir.Load) and isinstance(vertex, ir.Const)
+    place = L.place(arg.place)
     return L.io_evaluate(place, "AttributeAtVertex", [ConstInt(T.i8, int(vertex.value))])
 
 
