@@ -556,9 +556,7 @@ class FunctionLowerer:
     def io_evaluate(self, p: IOPlace, op: str, extra: list[Value]) -> list[Value]:
         """evalSampleIndex / evalCentroid / evalSnapped (op) of the input's components."""
         el = self.m.input_elems.get(id(p.var))
-        io = p.var.io
-        if el is None or io is None:
-            raise error(f"'{p.var.name}' is not an input that can be interpolated again", p.var.loc)
+        assert el is not None and p.var.io is not None      # a stage input: passes/evaluate_attribute.py
         plan = self._io_targets(p.var, el)
         return [self.ops.call(self.b, op, plan[c][3], [plan[c][0], plan[c][1], plan[c][2], *extra]) for c in p.comps]
 
