@@ -593,9 +593,7 @@ class FunctionLowerer:
             write = "StorePatchConstant"
         if mesh is not None:        # one vertex / primitive of a mesh shader's outputs: its index is an operand
             write = "StorePrimitiveOutput" if mesh == "primitive" else "StoreVertexOutput"
-            if p.vertex is None:
-                raise error(f"mesh shader output '{ir.io_of(p.var).semantic}' is written one element at a time",
-                            p.var.loc)
+            assert p.vertex is not None     # (passes/mesh_io.py: outputs are written one element at a time)
         if el is None:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
