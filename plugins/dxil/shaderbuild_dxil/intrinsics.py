@@ -779,8 +779,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     rest = e.args[3:]
     extra: list[Value] = []
     for name in extra_names:
-        if not rest:
-            raise error(f"'{e.name}' needs a {name} argument")
+        assert rest, name       # (sema checks each Sample* method's argument count: resources.py _arity)
         vals = L.expr(rest[0])
         rest = rest[1:]
         extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
