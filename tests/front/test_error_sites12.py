@@ -610,6 +610,12 @@ VK_BINDING_CASES: dict[str, tuple[str, str, dict, str]] = {
                                                                  "vk_bind_counter_heap": (0, 0)},
                                         "the counter heap and resource 't' are both bound to descriptor set 0 "
                                         "binding 0"),
+    "counter_binding_on_a_taken_binding": ("[[vk::binding(0)]] Texture2D t;\n"
+                                           "[[vk::binding(1), vk::counter_binding(0)]] RWStructuredBuffer<uint> $u;\n"
+                                           "[numthreads(1, 1, 1)] void main() {\n"
+                                           " u.IncrementCounter(); u[0] = t.Load(0).x; }\n", "cs_6_0", {},
+                                           "the counter of 'u' and resource 't' are both bound to descriptor set 0 "
+                                           "binding 0"),
 }
 
 
