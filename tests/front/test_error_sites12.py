@@ -453,6 +453,11 @@ DXIL_CASES: dict[str, tuple[str, str, str]] = {
         'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
         "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); "
         "t[0] = uint3(0, 1, 2); v[$t[0].x].p = 1; }\n", "ms_6_5", "mesh shader output 't' cannot be read"),
+    "mesh_outputs_over_32_rows": (
+        'struct V { float4 p : SV_Position; float4 a[20] : A; };\nstruct Pr { nointerpolation float4 b[16] : B; };\n'
+        '[outputtopology("triangle")] [numthreads(1, 1, 1)]\nvoid $main(out vertices V v[3], out indices uint3 t[1], '
+        "out primitives Pr pr[1]) { SetMeshOutputCounts(3, 1); }\n", "ms_6_5",
+        "the mesh shader's vertex and primitive outputs take 21 + 16 signature rows: at most 32 together"),
     "mesh_vertex_array_written_whole": (
         'struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
         "void main(out vertices V v[3], out indices uint3 t[1]) {\n SetMeshOutputCounts(3, 1); v $= (V[3])0; }\n",
