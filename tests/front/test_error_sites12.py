@@ -673,3 +673,23 @@ def test_classified_sites_exist() -> None:
     assert sorted(k for k in rows if k not in keys) == []
     assert {c for c, _ in rows.values()} <= {"a", "c"}
     assert all(reason for _, reason in rows.values())
+
+
+def test_invert_y_of_a_mesh_position_component_chosen_at_run_time() -> None:
+    """-fvk-invert-y negates SV_Position.y where a mesh shader writes it: a component picked at run time
+    cannot be told to be y.  DXIL stores a mesh output's components by constant column, and refuses the
+    run-time one (it used to report "semantic 'SV_Position' is not supported for mesh shaders" at the struct)."""
+    text, line, col = _marked('struct V { float4 p : SV_Position; };\n[outputtopology("triangle")] [numthreads(1, 1, 1)]\n'
+                              "void main(uint i : SV_GroupIndex, out vertices V v[3], out indices uint3 t[1]) {\n"
+                              " SetMeshOutputCounts(3, 1); v[0].p[i] $= 1; }\n")
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ms_6_5", target="spirv",
+                                                vk_target_env="vulkan1.2", vk_invert_y=True), text=text)
+    assert res.ok is False
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: -fvk-invert-y: a mesh shader's SV_Position component is chosen at run time; write "
+        "the position whole or by constant components"]
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ms_6_5", target="dxil"), text=text)
+    assert res.ok is False
+    assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
+        f"t.hlsl:{line}:{col}: an output component chosen at run time is not supported by the DXIL backend yet; "
+        "write the output's components by constant index"]
