@@ -884,8 +884,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
         `[[vk::ext_builtin_output(N)]] static T x;` writes it; the target lists the BuiltIns it has."""
         is_input = attr.name == "vk::ext_builtin_input"
-        if len(attr.args) != 1:
-            raise error(f"attribute '{attr.name}' takes one argument (a SPIR-V BuiltIn number)", attr.loc)
         number = self.const_int(attr.args[0])
         if "static" not in d.qualifiers or ("const" in d.qualifiers) != is_input:
             need = "'static const'" if is_input else "'static' and not 'const'"
