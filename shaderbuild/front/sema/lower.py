@@ -706,7 +706,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if d.type.name in SUBOBJECT_KINDS:
             from .subobjects import subobject_global
 
-            obj = subobject_global(self, d, local_static)
+            obj = subobject_global(self, d)
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
             return
