@@ -1371,6 +1371,8 @@ def lower_module(module: ir.Module, stage: str, sm: tuple[int, int], native16: b
         raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
     if module.stage != stage:
         raise error(f"profile stage '{stage}' does not match the entry point's stage '{module.stage}'")
+    if native16 and sm < (6, 2):
+        raise error("-enable-16bit-types requires shader model 6.2 or newer")
     ctx = ModuleContext(module, stage, sm, native16, optimize)
     ctx.debug = debug
     used_vars, _fns, counter_users = used_globals(entry.function)
