@@ -396,6 +396,12 @@ CASES: dict[str, tuple[str, str, str]] = {
         "'read' is given twice for payload field 'c'"),
     'ray_query_initialized_from_an_int': ('RaytracingAccelerationStructure acc;\nRayQuery<0> g() { RayQuery<0> q; return q; }\n[numthreads(1,1,1)] void main() { RayQuery<0> q = $1; }\n', 'cs_6_5',
         "a 'RayQuery<0>' can only be initialized by a call of a function returning one"),
+    "vertices_parameter_of_an_amplification_shader": (
+        "struct V { float4 p : SV_Position; };\nstruct P { float a; };\ngroupshared P p;\n"
+        "[numthreads(1, 1, 1)] void main(out vertices V $v[3]) { DispatchMesh(1, 1, 1, p); }\n", "as_6_5",
+        "'vertices' parameters are only allowed in a mesh shader"),
+    "uniform_unsized_array_with_an_initializer": ("float $g[] = {1, 2};\n" + PB + " return g[0]; }\n", "ps_6_0",
+                                                  "uniform global 'g' cannot have an unsized array type"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
