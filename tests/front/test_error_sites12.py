@@ -402,6 +402,19 @@ CASES: dict[str, tuple[str, str, str]] = {
         "'vertices' parameters are only allowed in a mesh shader"),
     "uniform_unsized_array_with_an_initializer": ("float $g[] = {1, 2};\n" + PB + " return g[0]; }\n", "ps_6_0",
                                                   "uniform global 'g' cannot have an unsized array type"),
+    # the preprocessor (its code is another helper's this session: tests only)
+    'defined_without_its_paren': ('#if defined($A\n#endif\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "missing ')' after 'defined'"),
+    'defined_of_a_number': ('#if defined $1\n#endif\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "macro name must be an identifier after 'defined'"),
+    'defined_of_a_number_in_parens': ('#if defined($1)\n#endif\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        "macro name must be an identifier after 'defined'"),
+    'define_without_a_name': ('#$define\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'macro name missing'),
+    'undef_without_a_name': ('#$undef\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'macro name missing'),
+    'ifdef_without_a_name': ('#$ifdef\n#endif\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
+        'macro name missing'),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
@@ -506,6 +519,7 @@ WARNINGS: dict[str, tuple[str, str, str]] = {
                          "implicit truncation of matrix type"),
     "vector_to_a_shorter_matrix": (PB + " float4 v = 1; float1x3 m = $v; return m[0].xyzz; }\n", "ps_6_0",
                                    "implicit truncation of vector type"),
+    "ifdef_with_extra_tokens": ("#ifdef A $B\n#endif\n" + PS, "ps_6_0", "extra tokens at end of #ifdef directive"),
     "early_depth_stencil_on_a_vertex_shader": ("[$earlydepthstencil] float4 main() : SV_Position { return 1; }\n",
                                                "vs_6_0", "attribute 'earlydepthstencil' has no effect on a vertex "
                                                "shader: it applies to pixel shaders"),
@@ -699,3 +713,30 @@ def test_invert_y_of_a_mesh_position_component_chosen_at_run_time() -> None:
     assert [f"{d.loc}: {d.message}" for d in res.diagnostics if d.severity == "error"] == [
         f"t.hlsl:{line}:{col}: an output component chosen at run time is not supported by the DXIL backend yet; "
         "write the output's components by constant index"]
+
+
+def test_include_with_extra_tokens_and_an_unreadable_include(tmp_path) -> None:
+    """'#include "x.h" y' warns at the extra token; an include that names a directory cannot be read."""
+    (tmp_path / "x.h").write_text("")
+    (tmp_path / "d").mkdir()
+    main_file = tmp_path / "t.hlsl"
+    text, line, col = _marked('#include "x.h" $y\n' + PS)
+    main_file.write_text(text)
+    res = compile_file(str(main_file), CompileOptions(entry="main", profile="ps_6_0", target="spirv"))
+    assert res.ok
+    assert [f"{d.loc}: {d.severity}: {d.message}" for d in res.diagnostics] == [
+        f"{main_file}:{line}:{col}: warning: extra tokens at end of #include directive"]
+    text, line, col = _marked('#include $"d"\n' + PS)
+    main_file.write_text(text)
+    res = compile_file(str(main_file), CompileOptions(entry="main", profile="ps_6_0", target="spirv"))
+    errors = [d for d in res.diagnostics if d.severity == "error"]
+    assert res.ok is False and len(errors) == 1
+    assert f"{errors[0].loc}" == f"{main_file}:{line}:{col}"
+    assert errors[0].message.startswith(f"cannot read '{tmp_path / 'd'}': ")
+
+
+def test_target_without_a_backend() -> None:
+    res = compile_file("t.hlsl", CompileOptions(entry="main", profile="ps_6_0", target="metal"), text=PS)
+    assert res.ok is False
+    assert [(d.loc, d.message) for d in res.diagnostics] == [
+        (None, "no backend for target 'metal' is installed (available: dxil, spirv); install shaderbuild-metal")]
