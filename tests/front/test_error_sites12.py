@@ -415,6 +415,9 @@ CASES: dict[str, tuple[str, str, str]] = {
         'macro name missing'),
     'ifdef_without_a_name': ('#$ifdef\n#endif\nfloat4 main() : SV_Target { return 1; }\n', 'ps_6_0',
         'macro name missing'),
+    "logical_and_of_a_scalar_and_a_vector": (PB + " bool a = true; return a $&& float2(1, 1); }\n", "ps_6_0",
+                                             "operands for short-circuiting logical binary operator must be scalar, "
+                                             "for non-scalar types use 'and'"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
