@@ -418,6 +418,18 @@ CASES: dict[str, tuple[str, str, str]] = {
     "logical_and_of_a_scalar_and_a_vector": (PB + " bool a = true; return a $&& float2(1, 1); }\n", "ps_6_0",
                                              "operands for short-circuiting logical binary operator must be scalar, "
                                              "for non-scalar types use 'and'"),
+    'write_a_member_of_a_heap_constant_buffer': ('struct S { float4 a; };\nfloat4 main() : SV_Target {\n ConstantBuffer<S> c = ResourceDescriptorHeap[0]; c.$a = 1; return c.a; }\n', 'ps_6_6',
+        "cannot assign to a member of 'ConstantBuffer<S>'"),
+    'member_of_an_array': ('float4 main() : SV_Target {\n float a[2] = {1, 2}; return a.$x; }\n', 'ps_6_0',
+        "member reference base type 'float[2]' is not a structure"),
+    'index_of_a_returned_vector_out_of_bounds': ('float2 mk() { return 1; }\nfloat4 main() : SV_Target {\n return mk()[$3]; }\n', 'ps_6_0',
+        "index 3 is out of bounds for type 'float2'"),
+    'index_of_a_returned_array_out_of_bounds': ('struct S { float a[2]; };\nS mk() { S s = (S)0; return s; }\nfloat4 main() : SV_Target {\n return mk().a[$2]; }\n', 'ps_6_0',
+        "index 2 is out of bounds for type 'float[2]'"),
+    'unrolled_offset_out_of_range': ('Texture2D t; SamplerState s;\nfloat4 main() : SV_Target {\n float4 r = 0; [unroll] for (int i = 0; i < 10; i++) r += t.Sample(s, 0.5, $int2(i, 0)); return r; }\n', 'ps_6_0',
+        'texture offsets must be in the range [-8, 7] (is (8, 0) when i = 8)'),
+    'offset_in_a_loop_that_cannot_unroll': ('Texture2D t; SamplerState s;\nuint n;\nfloat4 main() : SV_Target {\n float4 r = 0; [unroll] for (int i = 0; i < n; i++) r += t.Sample(s, 0.5, $int2(i, 0)); return r; }\n', 'ps_6_0',
+        "texture offsets must be compile-time constants: 'i' changes in an [unroll] loop that cannot be unrolled fully (it needs a counter stepping by a constant from a constant to a constant bound, at most 64 iterations, not assigned in the body)"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
