@@ -430,6 +430,20 @@ CASES: dict[str, tuple[str, str, str]] = {
         'texture offsets must be in the range [-8, 7] (is (8, 0) when i = 8)'),
     'offset_in_a_loop_that_cannot_unroll': ('Texture2D t; SamplerState s;\nuint n;\nfloat4 main() : SV_Target {\n float4 r = 0; [unroll] for (int i = 0; i < n; i++) r += t.Sample(s, 0.5, $int2(i, 0)); return r; }\n', 'ps_6_0',
         "texture offsets must be compile-time constants: 'i' changes in an [unroll] loop that cannot be unrolled fully (it needs a counter stepping by a constant from a constant to a constant bound, at most 64 iterations, not assigned in the body)"),
+    'member_of_a_returned_array': ('struct S { float a[2]; };\nS mk() { S s = (S)0; return s; }\nfloat4 main() : SV_Target {\n return mk().a.$x; }\n', 'ps_6_0',
+        "member reference base type 'float[2]' is not a structure"),
+    'texture2dms_load_offset_out_of_range': ('Texture2DMS<float4> t;\nfloat4 main() : SV_Target {\n return t.Load(int2(0, 0), 0, $int2(9, 0)); }\n', 'ps_6_0',
+        'texture offsets must be in the range [-8, 7]'),
+    'store_of_a_runtime_sized_array': ('struct S { float a; };\nRWByteAddressBuffer b;\n[numthreads(1,1,1)] void main() {\n b.$Store<S[]>(0, (S[1])0); }\n', 'cs_6_2',
+        'Load<S[]>/Store<S[]>: runtime-sized arrays have no fixed layout'),
+    'rw_byte_address_unknown_method_statement': ('RWByteAddressBuffer b;\n[numthreads(1,1,1)] void main() {\n b.$Frob(0); }\n', 'cs_6_0',
+        "no member function named 'Frob' in 'RWByteAddressBuffer'"),
+    'rw_structured_unknown_method': ('RWStructuredBuffer<float> b;\n[numthreads(1,1,1)] void main() {\n b.$Frob(0); }\n', 'cs_6_0',
+        "no member function named 'Frob' in 'RWStructuredBuffer<float>'"),
+    'sample_cmp_level_below_6_7': ('Texture2D t; SamplerComparisonState s;\nfloat4 main() : SV_Target {\n return t.$SampleCmpLevel(s, 0.5, 0.5, 0); }\n', 'ps_6_0',
+        "'SampleCmpLevel' requires shader model 6.7 or higher (the profile is ps_6_0)"),
+    'sample_of_a_texture2dms': ('Texture2DMS<float4> t;\nfloat4 main() : SV_Target {\n return t.$Sample(0); }\n', 'ps_6_0',
+        "'Texture2DMS' cannot be sampled"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
