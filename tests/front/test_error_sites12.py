@@ -444,6 +444,14 @@ CASES: dict[str, tuple[str, str, str]] = {
         "'SampleCmpLevel' requires shader model 6.7 or higher (the profile is ps_6_0)"),
     'sample_of_a_texture2dms': ('Texture2DMS<float4> t;\nfloat4 main() : SV_Target {\n return t.$Sample(0); }\n', 'ps_6_0',
         "'Texture2DMS' cannot be sampled"),
+    'output_patch_member_the_control_point_function_lacks': ('struct CP { float4 p : SV_Position; };\nstruct CP2 { float4 p : SV_Position; float4 q : Q; };\nstruct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\nPC pc(OutputPatch<CP2, 3> $op) { PC c = (PC)0; c.i = op[0].q.x; return c; }\n[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")] [outputcontrolpoints(3)] [patchconstantfunc("pc")]\nCP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }\n', 'hs_6_0',
+        "OutputPatch member 'Q' is not an output of the hull shader's control-point function"),
+    'gs_stream_vertex_member_without_semantic': ('struct V { float4 p : SV_Position; };\nstruct O { float4 p : SV_Position; float4 $q; };\n[maxvertexcount(1)] void main(point V i[1], inout PointStream<O> s) { O o = (O)0; s.Append(o); }\n', 'gs_6_0',
+        'geometry shader output is missing a semantic'),
+    'evaluate_an_assigned_input': ('float4 main(float4 c : C) : SV_Target { c = 1; return EvaluateAttributeAtSample($c, 0); }\n', 'ps_6_0',
+        "'EvaluateAttributeAtSample' needs an unmodified pixel shader input: 'c' is assigned"),
+    'attribute_at_vertex_of_an_array_member': ('struct I { nointerpolation float4 c[2] : C; };\nfloat4 main(I i) : SV_Target { return GetAttributeAtVertex($i.c[0], 0); }\n', 'ps_6_1',
+        "'GetAttributeAtVertex' needs a scalar or vector input, not 'float4[2]'"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
