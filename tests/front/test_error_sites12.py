@@ -456,6 +456,10 @@ CASES: dict[str, tuple[str, str, str]] = {
         'entry point parameter is missing a semantic'),
     'cast_of_zero_to_a_resource_array': ('Texture2D t0, t1;\nfloat4 main() : SV_Target {\n Texture2D a[2][2]; a[0] = $(Texture2D[2])0; return 1; }\n', 'ps_6_0',
         "cannot initialize a value of type 'Texture2D<float4>' from a list"),
+    "float_bitwise_on_a_local": ("[numthreads(1, 1, 1)] void main() {\n float x = 0; "
+                                 "InterlockedCompareStoreFloatBitwise($x, 1.0, 2.0); }\n", "cs_6_6",
+                                 "the first argument of 'InterlockedCompareStoreFloatBitwise' must be a buffer element "
+                                 "or groupshared variable"),
 }
 
 # Vulkan-only rules: DXIL ignores them, and the program compiles there (checked below)
