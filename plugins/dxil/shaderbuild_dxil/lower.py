@@ -399,8 +399,7 @@ class FunctionLowerer:
                 return CBufPlace(base.res, self.handle(place), t)
             return place
         if isinstance(base, LocalResourcePlace):
-            if not isinstance(iv, ConstInt):
-                raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
+            assert isinstance(iv, ConstInt)     # (passes/resource_locals.py: see resource_place)
             per = _resource_slots(t)
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
         if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
@@ -493,10 +492,10 @@ class FunctionLowerer:
         p = self.place(e.place if isinstance(e, ir.Load) else e)
         if isinstance(p, LocalResourcePlace):
             slots = self._resolve_resource(p)
-            if len(slots) != 1:
-                raise error("expected a single resource, not an array")
-            if slots[0] is None:
-                raise error(f"local resource '{p.var.name}' is used before it is assigned")
+            # passes/resource_locals.py rewrote every use of a local resource from a program to its global and
+            # refused the rest ('used before it is assigned', 'indexed dynamically but does not hold ...',
+            # 'depends on control flow', 'cannot be used as a whole here'): only IR built by hand gets here
+            assert len(slots) == 1 and slots[0] is not None
             return slots[0]
         if not isinstance(p, ResourcePlace):
             raise error("expected a resource")
@@ -978,9 +977,7 @@ class FunctionLowerer:
         dest = self.place(s.place)
         assert isinstance(dest, LocalResourcePlace)     # (sema: a global resource is not assignable)
         depth = self._local_res_depth.setdefault(id(dest.var), self.control_depth)
-        if depth != self.control_depth:
-            raise error("assigning a local resource inside control flow is not supported by the DXIL backend yet",
-                        s.loc)
+        assert depth == self.control_depth      # (passes/resource_locals.py: see resource_place)
         src = self._resource_value(s.value)
         slots = self.local_resources[id(dest.var)]
         for k, v in zip(dest.slots, src, strict=True):
