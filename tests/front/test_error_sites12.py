@@ -453,7 +453,7 @@ CASES: dict[str, tuple[str, str, str]] = {
     'attribute_at_vertex_of_an_array_member': ('struct I { nointerpolation float4 c[2] : C; };\nfloat4 main(I i) : SV_Target { return GetAttributeAtVertex($i.c[0], 0); }\n', 'ps_6_1',
         "'GetAttributeAtVertex' needs a scalar or vector input, not 'float4[2]'"),
     'patch_constant_parameter_without_semantic': ('struct CP { float4 p : SV_Position; };\nstruct PC { float e[3] : SV_TessFactor; float i : SV_InsideTessFactor; };\nPC pc(InputPatch<CP, 3> ip, uint $pid) { PC c = (PC)0; c.i = pid; return c; }\n[domain("tri")] [partitioning("integer")] [outputtopology("triangle_cw")] [outputcontrolpoints(3)] [patchconstantfunc("pc")]\nCP main(InputPatch<CP, 3> ip, uint i : SV_OutputControlPointID) { return ip[i]; }\n', 'hs_6_0',
-        'entry point parameter is missing a semantic'),
+        "parameter 'pid' is missing a semantic"),
     'cast_of_zero_to_a_resource_array': ('Texture2D t0, t1;\nfloat4 main() : SV_Target {\n Texture2D a[2][2]; a[0] = $(Texture2D[2])0; return 1; }\n', 'ps_6_0',
         "cannot initialize a value of type 'Texture2D<float4>' from a list"),
     "float_bitwise_on_a_local": ("[numthreads(1, 1, 1)] void main() {\n float x = 0; "
