@@ -4,6 +4,11 @@
     python tests/error_sites.py run OUT.json -- PYTEST_ARGS   # run pytest, record the sites its diagnostics came from
     python tests/error_sites.py report OUT.json [...]     # sites never reached, and sites reached without a location
 
+Each site no test reaches is classified in `error_sites_classes.tsv` (beside this file; `report` prints the
+class): `a` a user program reaches it but no test does yet, `c` a check of the compiler's own invariants (an
+earlier stage rules the condition out; it stays as a guard).  A site of class `b` (dead code) is deleted, not
+classified; a reached site needs no class.
+
 A *site* is a call that makes a diagnostic (`error(...)`, `sink.error/warning(...)`, `self.warn(...)`,
 `stage_error(...)`, `Diagnostic(severity, ...)`) with a message written in the source, in the compiler proper
 (front end, passes, IR, root signatures, both backends; not the build engine or the CLI).  Recording wraps
@@ -45,14 +50,31 @@ def _template(node: ast.expr) -> str | None:
     return None
 
 
+def _calls(tree: ast.AST) -> list[tuple[str, ast.Call]]:
+    """Every call of the tree with the name of the function (or class) it is in."""
+    out: list[tuple[str, ast.Call]] = []
+
+    def visit(node: ast.AST, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                visit(child, child.name)
+            else:
+                if isinstance(child, ast.Call):
+                    out.append((where, child))
+                visit(child, where)
+
+    visit(tree, "<module>")
+    return out
+
+
 def sites() -> list[dict]:
-    """Every diagnostic-making call with a literal message in the compiler's source."""
+    """Every diagnostic-making call with a literal message in the compiler's source; `key` names it
+    without its line (file, function, message, and which of that function's calls with that message)."""
     out = []
     for f in _files():
         rel = f.relative_to(ROOT).as_posix()
-        for node in ast.walk(ast.parse(f.read_text(), rel)):
-            if not isinstance(node, ast.Call):
-                continue
+        seen: dict[tuple[str, str], int] = {}
+        for func, node in sorted(_calls(ast.parse(f.read_text(), rel)), key=lambda c: (c[1].lineno, c[1].col_offset)):
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", None)
             i = _CALLS.get(name or "")
             if i is None or len(node.args) <= i:
@@ -66,8 +88,10 @@ def sites() -> list[dict]:
                 severity = sev.value if isinstance(sev, ast.Constant) else "?"
                 if severity == "note":
                     continue
+            n = seen[func, msg] = seen.get((func, msg), 0) + 1
+            key = f"{rel} {func} {msg}" + (f" #{n}" if n > 1 else "")
             out.append({"file": rel, "line": node.lineno, "end": node.end_lineno or node.lineno,
-                        "severity": severity, "message": msg})
+                        "severity": severity, "message": msg, "key": key})
     out.sort(key=lambda s: (s["file"], s["line"]))
     return out
 
@@ -133,6 +157,19 @@ def run(out: str, args: list[str]) -> int:
     return int(status)
 
 
+CLASSES = ROOT / "tests" / "error_sites_classes.tsv"
+
+
+def classes() -> dict[str, tuple[str, str]]:
+    """The classification of unreached sites: site key -> (class, reason)."""
+    out: dict[str, tuple[str, str]] = {}
+    for line in CLASSES.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, cls, reason = line.split("\t")
+            out[key] = (cls, reason)
+    return out
+
+
 def report(paths: list[str]) -> None:
     hits: dict[str, dict] = {}
     for p in paths:
@@ -147,8 +184,16 @@ def report(paths: list[str]) -> None:
     for k, v in sorted(hits.items()):
         if v["unlocated"]:
             print(f"UNLOCATED {k} ({v['unlocated']} of {v['count']}) {' '.join(v['tests'][:3])}")
+    known = classes()
+    counts: dict[str, int] = {}
     for s in missed:
-        print(f"MISSED {s['file']}:{s['line']}  {s['severity']}  {s['message']}")
+        cls, reason = known.get(s["key"], ("?", "not classified"))
+        counts[cls] = counts.get(cls, 0) + 1
+        print(f"MISSED [{cls}] {s['file']}:{s['line']}  {s['severity']}  {s['message']}  -- {reason}")
+    print("not reached, by class: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    keys = {s["key"] for s in all_sites}
+    for key in sorted(set(known) - keys):
+        print(f"STALE CLASS {key} (no such site)")
 
 
 def main(argv: list[str]) -> int:

@@ -231,8 +231,9 @@ class _Builder:
     def load_input(self, t: ir.Type, semantic: str | None, loc, interp, prefix: str, vk=(None, None),
                    row_major: bool | None = None) -> ir.Expr:
         if semantic is None or (isinstance(t, ir.Struct) and vk[1] is None):
-            if not isinstance(t, ir.Struct):
-                raise error("entry point parameter is missing a semantic", loc)
+            if not isinstance(t, ir.Struct):    # (sema checks the entry's own; a patch-constant function's get here)
+                name = prefix[3:] if prefix.startswith("in.") else prefix
+                raise error(f"parameter '{name}' is missing a semantic", loc)
             whole = self.per_primitive
             parts = []
             for f, sem, fvk, floc in zip(t.fields, _member_semantics(t, semantic), _member_vk(t, vk[0]),

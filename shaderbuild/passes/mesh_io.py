@@ -270,8 +270,9 @@ def _split_store(src: ir.Function, s: ir.Store, mb: MeshBindings) -> list[ir.Stm
     for x in chain:
         if isinstance(x, ir.IndexRef):
             for sub in ir.walk_expr(x.index):
-                if isinstance(sub, ir.VarRef) and id(sub.var) in mb.outputs:
-                    raise error(f"mesh shader output '{mb.names[id(sub.var)]}' cannot be read", s.loc)
+                if isinstance(sub, ir.VarRef) and (id(sub.var) in mb.outputs or (     # (the indices too)
+                        id(sub.var) in mb.renamed and mb.renamed[id(sub.var)].storage is ir.Storage.OUTPUT)):
+                    raise error(f"mesh shader output '{mb.names[id(sub.var)]}' cannot be read", sub.loc or s.loc)
     index = first.index
     path: tuple[int, ...] = ()
     k = 1

@@ -833,7 +833,7 @@ RWStructuredBuffer<float> Out : register(u0);
 [numthreads(1,1,1)] void main() {
     float o; InterlockedExchange(V[1], 5.5, o); Out[0] = o;
     InterlockedExchange(V2[0].y, o * 2, o); Out[1] = o;
-    InterlockedExchange(V[0], -0.25);
+    float unused; InterlockedExchange(V[0], -0.25, unused);
 }
 """
 FLOAT_EXCHANGE_GROUPSHARED = """

@@ -75,7 +75,7 @@ RWByteAddressBuffer B : register(u0);
 RWByteAddressBuffer B : register(u0);
 [numthreads(1,1,1)] void main() {
   uint o;
-  B.InterlockedExchange(0, 42);  B.InterlockedExchange(4, 43, o);  B.Store(8, o);
+  B.InterlockedExchange(0, 42, o);  B.InterlockedExchange(4, 43, o);  B.Store(8, o);
 }""", [1, 2, 0], [42, 43, 2], atomics=[("atomicBinOp", 8)]),
     Case("compare-exchange-store", """
 RWByteAddressBuffer B : register(u0);

@@ -200,8 +200,6 @@ class BufferAccess:
     # ------------------------------------------------------------ stores
     def write(self, p: BufferPlace, values: list[Value], comps: list[int] | None) -> None:
         L = self.L
-        if p.res.res_class != "UAV":
-            raise error(f"cannot write to read-only resource '{p.res.var.name}'")
         scalars, offs = self._offsets(p)
         comps = list(range(len(scalars))) if comps is None else comps
         vals = dict(zip(comps, values, strict=True))

@@ -257,9 +257,8 @@ def _evaluate(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     (shaderbuild/passes/evaluate_attribute.py made it a Load of the input variable's place); the
     sample index or the snapped offset's x and y follow the element, row and column."""
     arg = e.args[0]
-    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
-    if place is None or not hasattr(place, "var"):
-        raise error(f"'{e.name}' needs a pixel shader input")
+    assert isinstance(arg, ir.Load)
+    place = L.place(arg.place)
     extra = [v for a in e.args[1:] for v in L.expr(a)]
     return L.io_evaluate(place, _EVALUATE_OPS[e.name], extra)
 
@@ -269,9 +268,8 @@ def _attribute_at_vertex(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """attributeAtVertex per component; the vertex (0-2, checked constant by evaluate_attribute.py)
     is an i8 immediate."""
     arg, vertex = e.args
-    place = L.place(arg.place) if isinstance(arg, ir.Load) else None
-    if place is None or not hasattr(place, "var") or not isinstance(vertex, ir.Const):
-        raise error(f"'{e.name}' needs a nointerpolation pixel shader input and a constant vertex")
+    assert isinstance(arg, ir.Load) and isinstance(vertex, ir.Const)
+    place = L.place(arg.place)
     return L.io_evaluate(place, "AttributeAtVertex", [ConstInt(T.i8, int(vertex.value))])
 
 
@@ -343,8 +341,6 @@ def _frexp(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     xs = L.expr(e.args[0])
     mant, exps = [], []
     for x in xs:
-        if x.type != T.f32:
-            raise error("frexp is supported for float only in the DXIL backend")
         bits = L.b.bitcast(x, T.i32)
         nonzero = L.b.fcmp("une", x, _fconst(T.f32, 0.0))
         ebits = L.b.and_(L.b.lshr(bits, ConstInt(T.i32, 23)), ConstInt(T.i32, 0xFF))
@@ -826,8 +822,7 @@ def _sample(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     rest = e.args[3:]
     extra: list[Value] = []
     for name in extra_names:
-        if not rest:
-            raise error(f"'{e.name}' needs a {name} argument")
+        assert rest, name       # (sema checks each Sample* method's argument count: resources.py _arity)
         vals = L.expr(rest[0])
         rest = rest[1:]
         extra += _pad(vals, 3, T.f32) if name in ("ddx", "ddy") else vals[:1]
@@ -939,8 +934,6 @@ def _is_buffer(e: ir.Expr) -> bool:
 @intrinsic("Store")
 def _raw_store(L: FunctionLowerer, e: ir.Intrinsic) -> list[Value]:
     """buf.Store*(address, value) -> rawBufferStore / bufferStore on the raw buffer."""
-    if not _is_raw(e.args[0]):
-        raise error(f"'Store' is only available on RWByteAddressBuffer, not '{e.args[0].type}'")
     L.buffers.write(_raw_place(L, e), L.expr(e.args[2]), None)
     return []
 

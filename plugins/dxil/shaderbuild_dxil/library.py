@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from shaderbuild import ir
 from shaderbuild.diagnostics import error
-from shaderbuild.ir.raytracing import RT_STAGES
 
 from .context import ModuleContext, used_globals
 from .llvm import types as T
@@ -28,14 +27,9 @@ __all__ = ["lower_library"]
 def lower_library(module: ir.Module, sm: tuple[int, int], native16: bool = False, optimize: bool = True,
                   debug: DebugInfo | None = None) -> LoweredModule:
     entries = ir.entry_points(module)
-    if not entries and not module.subobjects:
-        raise error("the library exports no shader: mark its entry functions with [shader(\"...\")]")
     for ep in entries:
         if ep.function is None:
             raise error("the module has no entry point wrapper (run the entry wrapper pass first)")
-        if ep.stage not in RT_STAGES:
-            raise error(f"'{ep.name}': {ep.stage} shaders in a DXIL library are not supported yet "
-                        f"(ray-tracing shaders are)", ep.source_function.loc)
     ctx = ModuleContext(module, "library", sm, native16, optimize)
     ctx.debug = debug
     used: dict[int, ir.Variable] = {}

@@ -399,8 +399,7 @@ class FunctionLowerer:
                 return CBufPlace(base.res, self.handle(place), t)
             return place
         if isinstance(base, LocalResourcePlace):
-            if not isinstance(iv, ConstInt):
-                raise error("dynamic indexing of a local resource array is not supported by the DXIL backend yet")
+            assert isinstance(iv, ConstInt)     # (passes/resource_locals.py: see resource_place)
             per = _resource_slots(t)
             return LocalResourcePlace(base.var, t, base.slots[iv.value * per:(iv.value + 1) * per])
         if isinstance(base, IOPlace) and _point_type(base.var) is not base.var.type and base.vertex is None:
@@ -493,10 +492,10 @@ class FunctionLowerer:
         p = self.place(e.place if isinstance(e, ir.Load) else e)
         if isinstance(p, LocalResourcePlace):
             slots = self._resolve_resource(p)
-            if len(slots) != 1:
-                raise error("expected a single resource, not an array")
-            if slots[0] is None:
-                raise error(f"local resource '{p.var.name}' is used before it is assigned")
+            # passes/resource_locals.py rewrote every use of a local resource from a program to its global and
+            # refused the rest ('used before it is assigned', 'indexed dynamically but does not hold ...',
+            # 'depends on control flow', 'cannot be used as a whole here'): only IR built by hand gets here
+            assert len(slots) == 1 and slots[0] is not None
             return slots[0]
         if not isinstance(p, ResourcePlace):
             raise error("expected a resource")
@@ -556,9 +555,7 @@ class FunctionLowerer:
     def io_evaluate(self, p: IOPlace, op: str, extra: list[Value]) -> list[Value]:
         """evalSampleIndex / evalCentroid / evalSnapped (op) of the input's components."""
         el = self.m.input_elems.get(id(p.var))
-        io = p.var.io
-        if el is None or io is None:
-            raise error(f"'{p.var.name}' is not an input that can be interpolated again", p.var.loc)
+        assert el is not None and p.var.io is not None      # a stage input: passes/evaluate_attribute.py
         plan = self._io_targets(p.var, el)
         return [self.ops.call(self.b, op, plan[c][3], [plan[c][0], plan[c][1], plan[c][2], *extra]) for c in p.comps]
 
@@ -595,9 +592,7 @@ class FunctionLowerer:
             write = "StorePatchConstant"
         if mesh is not None:        # one vertex / primitive of a mesh shader's outputs: its index is an operand
             write = "StorePrimitiveOutput" if mesh == "primitive" else "StoreVertexOutput"
-            if p.vertex is None:
-                raise error(f"mesh shader output '{ir.io_of(p.var).semantic}' is written one element at a time",
-                            p.var.loc)
+            assert p.vertex is not None     # (passes/mesh_io.py: outputs are written one element at a time)
         if el is None:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
@@ -614,8 +609,7 @@ class FunctionLowerer:
         """A mesh shader's `indices[i] = uint3(...)`: emitIndices(i, a, b, c), the whole vector at once."""
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
         n = len(component_types(_point_type(p.var)))
-        if p.vertex is None or sorted(sel) != list(range(n)):
-            raise error("a mesh shader writes a primitive's indices whole: 'indices[i] = uint3(a, b, c)'", p.var.loc)
+        assert p.vertex is not None and sorted(sel) == list(range(n))      # (passes/mesh_io.py)
         by_comp = dict(zip(sel, values, strict=True))
         self.ops.call(self.b, "EmitIndices", None, [p.vertex, *(by_comp[c] for c in range(n)),
                                                     *[Undef(T.i32)] * (3 - n)])
@@ -981,12 +975,9 @@ class FunctionLowerer:
 
     def _store_resource(self, s: ir.Store) -> None:
         dest = self.place(s.place)
-        if not isinstance(dest, LocalResourcePlace):
-            raise error("cannot assign to a global resource", s.loc)
+        assert isinstance(dest, LocalResourcePlace)     # (sema: a global resource is not assignable)
         depth = self._local_res_depth.setdefault(id(dest.var), self.control_depth)
-        if depth != self.control_depth:
-            raise error("assigning a local resource inside control flow is not supported by the DXIL backend yet",
-                        s.loc)
+        assert depth == self.control_depth      # (passes/resource_locals.py: see resource_place)
         src = self._resource_value(s.value)
         slots = self.local_resources[id(dest.var)]
         for k, v in zip(dest.slots, src, strict=True):
@@ -1087,8 +1078,6 @@ class FunctionLowerer:
             self._return_if_flagged()
 
     def _break(self, s: ir.Break) -> None:
-        if not self.loops:
-            raise error("'break' outside of a loop or switch")
         self.b.br(self.loops[-1].brk)
 
     def _continue(self, s: ir.Continue) -> None:
@@ -1096,8 +1085,6 @@ class FunctionLowerer:
         frame's `continued` flag set (reset before the switch), checked after it.  dxil-spirv's
         structurizer mishandles a switch case that branches to the loop's continue path (it left a
         block without a terminator); a switch whose cases all end at its merge is a plain selection."""
-        if not any(t.cont is not None for t in self.loops):
-            raise error("'continue' outside of a loop")
         self._continue_from_here()
 
     def _continue_from_here(self) -> None:
@@ -1182,15 +1169,11 @@ class FunctionLowerer:
         blocks = [self.new_block() for _ in s.cases]
         default = merge
         cases: list[tuple[ConstInt, BasicBlock]] = []
-        seen: set[int] = set()
         for c, bb in zip(s.cases, blocks):
             if c.is_default:
                 default = bb
             for v in c.values:
                 cv = ConstInt(int_type_of(sel), v)
-                if cv.value in seen:
-                    raise error(f"duplicate case value {v}")
-                seen.add(cv.value)
                 cases.append((cv, bb))
         if _continues_out_of(s):
             fr = self.frames[-1]

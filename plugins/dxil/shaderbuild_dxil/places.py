@@ -251,6 +251,10 @@ class DynCompPlace(Place, DataRecord):
         return out
 
     def write(self, L: Lowering, values: list[Value], comps: list[int] | None = None) -> None:
+        io = self.base.var.io if isinstance(self.base, IOPlace) else None
+        if io is not None and io.mesh is not None:      # a mesh shader's output: write-only, no old value to select
+            raise error("an output component chosen at run time is not supported by the DXIL backend yet; write "
+                        "the output's components by constant index")
         old = self.base.read(L)
         new = list(old)
         sub = list(range(len(self.groups[0]))) if comps is None else comps

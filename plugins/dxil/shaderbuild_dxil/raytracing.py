@@ -93,8 +93,6 @@ def _trace_ray(L: Lowering, e: ir.Intrinsic) -> list[Value]:
     accel = L.handle(L.resource_place(e.args[0]))
     scalars = [L.expr(a)[0] for a in e.args[1:6]]
     ray = L.expr(e.args[6])             # Origin xyz, TMin, Direction xyz, TMax: the operands' order
-    if len(ray) != 8:
-        raise error("TraceRay's ray must be a RayDesc", e.args[6].loc if hasattr(e.args[6], "loc") else None)
     ptr = _copy_in(L, e.args[7])
     L.ops.call_typed(L.b, "TraceRay", _struct_of(e.args[7].type), [accel, *scalars, *ray, ptr])
     _copy_out(L, e.args[7], ptr)

@@ -406,10 +406,6 @@ class ExprEmitter:
                 return self.componentwise(rt, lambda r, cc, a, b: self.select(r, row_type(ct), cc, a, b),
                                           (ct, c), (rt, t), (rt, f))
             return self.componentwise(rt, lambda r, a, b: self.select(r, ct, c, a, b), (rt, t), (rt, f))
-        if isinstance(rt, (Struct, Array)):
-            if self.b.version < (1, 4):
-                raise error("select of structs/arrays needs SPIR-V 1.4 (-fspv-target-env=vulkan1.2)")
-            return self.op("OpSelect", self.tid(rt), c, t, f)
         n = ncomp(rt)
         if n > 1 and ncomp(ct) == 1:
             c = self.splat(c, Vector(BOOL, n))
@@ -819,8 +815,6 @@ class ExprEmitter:
         return self.shrink(v4, s, n, p.type)
 
     def image_write(self, p: ImagePlace, v: int) -> None:
-        if not p.kind.writable:
-            raise error(f"cannot write to read-only {p.rtype.kind}")
         img = self.load_image(p.image)
         s, n, t4 = self.texel4(p.rtype)
         vs = numeric_scalar(p.type)

@@ -299,13 +299,9 @@ class FunctionEmitter(ExprEmitter):
         self.merge_label(merge)
 
     def s_break(self, s: Break) -> None:
-        if not self.breaks:
-            raise error("'break' outside a loop or switch")
         self.terminate("OpBranch", self.breaks[-1])
 
     def s_continue(self, s: Continue) -> None:
-        if not self.continues:
-            raise error("'continue' outside a loop")
         self.terminate("OpBranch", self.continues[-1])
 
     def s_return(self, s: Return) -> None:
@@ -315,8 +311,6 @@ class FunctionEmitter(ExprEmitter):
             self.terminate("OpReturnValue", self.expr(s.value))
 
     def s_discard(self, s: Discard) -> None:
-        if self.ctx.stage != "pixel":
-            raise error("'discard' is only allowed in pixel shaders")
         self.terminate("OpTerminateInvocation" if self.b.version >= (1, 6) else "OpKill")
 
     def discard_if(self, cond: int) -> None:

@@ -370,11 +370,9 @@ def _transpose(fe: ExprEmitter, e: Intrinsic) -> int:
 
 
 def _determinant(fe: ExprEmitter, e: Intrinsic) -> int:
-    t = e.args[0].type
-    if not (isinstance(t, Matrix) and matrix_shape(t) == "matrix"):
-        if isinstance(t, Matrix) and t.rows == t.cols == 1:
-            return fe.expr(e.args[0])
-        raise error(f"determinant of {t} is not supported")
+    t = e.args[0].type      # (sema: a square half or float matrix; a scalar argument is no call at all)
+    if isinstance(t, Matrix) and t.rows == t.cols == 1:
+        return fe.expr(e.args[0])
     return fe.ext("Determinant", e.type, fe.expr(e.args[0]))
 
 
@@ -475,8 +473,6 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
     first = e.args[0]
     p = fe.place(first)
     if isinstance(p, ImagePlace):      # RWTexture / RWBuffer element: a texel pointer
-        if not p.kind.writable:
-            raise error(f"'{e.name}' on read-only {p.rtype.kind}")
         s = numeric_scalar(p.type)
         if s.width == 64:
             raise error(f"'{e.name}' on a 64-bit element of {p.rtype.kind} is not supported")
@@ -490,16 +486,13 @@ def _atomic_target(fe: ExprEmitter, e: Intrinsic) -> tuple[int, Type, list]:
         raise error(f"'{e.name}' needs a memory location")
     if isinstance(p.type, Resource):
         rv = p.res
-        if rv is None or rv.kind.rep != "bytes":
-            raise error(f"'{e.name}' method is only supported on RWByteAddressBuffer")
+        assert rv is not None       # (sema: the Interlocked* methods are RWByteAddressBuffer's alone)
         if numeric_scalar(e.type).width == 64:
             raise error(f"'{e.name}64' is not supported by the SPIR-V backend: a RWByteAddressBuffer is an array of "
                         "32-bit words there, with no 64-bit view to point an atomic at (DXC's SPIR-V refuses it too)")
         idx = fe.op("OpShiftRightLogical", fe.tid(UINT), fe.expr(e.args[1]), fe.const(UINT, 2))
         q = Ptr(p.base, [*p.chain, fe.T.uconst(0), idx], rv.storage_class, rv.layout, UINT, None, rv)
         return fe.pointer(q), UINT, list(e.args[2:])
-    if p.res is not None and not p.res.kind.writable:
-        raise error(f"'{e.name}' on read-only resource '{p.res.var.name}'")
     return fe.pointer(p), p.type, list(e.args[1:])
 
 
@@ -867,8 +860,7 @@ def _interpolate(fe: ExprEmitter, e: Intrinsic) -> int:
     (shaderbuild/passes/evaluate_attribute.py made it a Load of the variable's place).  A snapped
     offset is in 1/16 pixels; InterpolateAtOffset takes pixels (DXC's conversion)."""
     arg = e.args[0]
-    if not isinstance(arg, Load):
-        raise error(f"'{e.name}' needs a pixel shader input")
+    assert isinstance(arg, Load)
     s = scalar_of(e.type)
     if s is not None and s.width != 32:
         raise error(f"'{e.name}' of a {s.width}-bit input is not supported when targeting SPIR-V: GLSL.std.450 "
@@ -898,8 +890,6 @@ def _attribute_at_vertex(fe: ExprEmitter, e: Intrinsic) -> int:
 
 def _clip(fe: ExprEmitter, e: Intrinsic) -> None:
     """clip(x): discard when any component of x is negative."""
-    if fe.ctx.stage != "pixel":
-        raise error("'clip' is only allowed in pixel shaders")
     t = e.args[0].type
     x = fe.expr(e.args[0])
     bt = with_scalar(t, BOOL)

@@ -389,8 +389,7 @@ def _is_resource(g: Variable) -> bool:
 
 
 def _push_constant(T: TypeLowering, g: Variable, rule: str) -> VarSlot:
-    if not isinstance(g.type, Struct):
-        raise error(f"push constant '{g.name}' must be a struct", g.loc)
+    assert isinstance(g.type, Struct)       # (sema: a struct or ConstantBuffer<T> push constant)
     try:
         bt = T.block_struct(f"type.PushConstant.{g.type.name}", g.type, rule)
     except CompileError as exc:      # a layout the SPIR-V types cannot express: located at the variable

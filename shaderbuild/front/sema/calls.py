@@ -4,7 +4,7 @@ intrinsics (driven by ir/intrinsics.py) and resource/struct methods."""
 from __future__ import annotations
 
 from ... import ir
-from ...diagnostics import CompileError, Diagnostic, SourceLoc, error
+from ...diagnostics import CompileError, Diagnostic, SourceLoc, error, locate
 from ...ir.intrinsics import (
     BY_ROWS,
     DERIVATIVE_SM,
@@ -420,7 +420,11 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(ir.VarRef(tmp), self.convert(value, pt, a.loc)))
             else:
                 # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
-                self.emit(ir.Store(ir.VarRef(tmp), self.zero(pt)))
+                try:
+                    zero = self.zero(pt)
+                except CompileError as e:   # (a resource: no value to start from) at the argument
+                    raise locate(e, a.loc) from None
+                self.emit(ir.Store(ir.VarRef(tmp), zero))
             call_args.append(ir.VarRef(tmp))
             writebacks.append((v, tmp))
         query = None
@@ -485,6 +489,12 @@ class CallLowering(SemaBase):
         while isinstance(root, (ir.FieldRef, ir.IndexRef, ir.SwizzleRef)):
             root = root.base
         if isinstance(root, ir.VarRef) and (root.var.const or root.var.storage is ir.Storage.UNIFORM):
+            base = a
+            while isinstance(base, (ast.Member, ast.Index)):
+                base = base.base
+            if (isinstance(base, ast.Name) and base.name != root.var.name
+                    and root.var.storage is ir.Storage.UNIFORM):        # a cbuffer's member, named alone
+                raise error(f"cannot assign to constant buffer member '{base.name}'", a.loc)
             what = "const-qualified" if root.var.const else "uniform"
             raise error(f"cannot assign to {what} variable '{root.var.name}'", a.loc)
         if isinstance(root, ir.BufferElem) and KINDS[root.resource.type.kind].access != "UAV":  # type: ignore[attr-defined]  # a BufferElem's resource has a Resource type
@@ -1144,7 +1154,8 @@ class CallLowering(SemaBase):
         has_out = name != "InterlockedCompareStore"
         if len(args) not in (1 + n_values, 1 + n_values + (1 if has_out else 0)):
             raise error(f"no matching intrinsic for call to '{name}'", loc)
-        if name == "InterlockedCompareExchange" and len(args) != 4:
+        if name in ("InterlockedCompareExchange", "InterlockedExchange") and len(args) != 2 + n_values:
+            # (DXC's table: both return the original value through a parameter that is not optional)
             raise error(f"'{name}' requires an out argument for the original value", loc)
         operands = [dest] + [self.convert(self.rvalue(a), t, a.loc) for a in args[1: 1 + n_values]]
         return self.emit_atomic(name, operands, t, args[1 + n_values:], loc)

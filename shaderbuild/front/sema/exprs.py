@@ -864,8 +864,6 @@ class ExprLowering(HeapLowering, SemaBase):
         return self.load(place)
 
     def assign(self, e: ast.Assign) -> ir.Expr:
-        if e.op == "=" and isinstance(e.value, ast.InitList):
-            raise error("an initializer list is only allowed in a declaration", e.value.loc)
         # the right side first, then the target, as DXC (clang) emits an assignment: `a[next()] = g` stores
         # the g read before next() runs
         rhs = self.rvalue(e.value)
@@ -1113,11 +1111,8 @@ class ExprLowering(HeapLowering, SemaBase):
             s = ir.scalar_of(t)
             if for_write and len(set(comps)) != len(comps):
                 raise error(f"vector swizzle '{name}' has duplicate components and cannot be assigned", loc)
-            if isinstance(t, ir.Scalar):
-                if len(comps) == 1:
-                    return base
-                if for_write:
-                    raise error(f"cannot assign to swizzle '{name}' of a scalar", loc)
+            if isinstance(t, ir.Scalar) and len(comps) == 1:
+                return base
             return ir.SwizzleRef(base, comps, ir.vec(s, len(comps)))
         if isinstance(t, ir.Matrix):
             elems = self.matrix_comps(t, name, loc)

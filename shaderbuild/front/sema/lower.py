@@ -706,7 +706,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         if d.type.name in SUBOBJECT_KINDS:
             from .subobjects import subobject_global
 
-            obj = subobject_global(self, d, local_static)
+            obj = subobject_global(self, d)
             self.declare(d.name, SubobjectSymbol(obj), d.loc)
             self.subobjects.append(obj)
             return
@@ -758,7 +758,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             raise error(f"definition of variable '{d.name}' with unsized array type '{t}' is not allowed", d.loc)
         spec = next((a for a in d.attributes if a.name == "vk::constant_id"), None)
         if spec is not None:
-            self.spec_constant(d, t, spec, local_static)
+            self.spec_constant(d, t, spec)
             return
         ext = next((a for a in d.attributes if a.name in ("vk::ext_builtin_input", "vk::ext_builtin_output")), None)
         if ext is not None:
@@ -838,11 +838,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             value = source.value if isinstance(source, StringSymbol) else None
         self.declare(d.name, StringSymbol(d.loc, value), d.loc)
 
-    def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute, local: bool) -> None:
+    def spec_constant(self, d: ast.VarDecl, t: ir.Type, attr: ast.Attribute) -> None:
         """`[[vk::constant_id(N)]] const T name = literal;` (DXC SPIR-V.rst, "Specialization constants"):
-        a scalar specialisation constant, not a $Globals member.  The DXIL backend uses the default."""
-        if local:
-            raise error("[[vk::constant_id]] is only allowed on a global variable", attr.loc)
+        a scalar specialisation constant, not a $Globals member.  The DXIL backend uses the default.
+        (The parser refuses the attribute on a local, static or not.)"""
         if len(attr.args) != 1 or not isinstance(attr.args[0], ast.IntLit) or not 0 <= attr.args[0].value <= 0xFFFFFFFF:
             where = attr.args[0].loc if len(attr.args) == 1 else attr.loc
             raise error("[[vk::constant_id]] takes one argument, a non-negative integer literal", where)
@@ -884,8 +883,6 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         """Seed 004: `[[vk::ext_builtin_input(N)]] static const T x;` reads SPIR-V BuiltIn N,
         `[[vk::ext_builtin_output(N)]] static T x;` writes it; the target lists the BuiltIns it has."""
         is_input = attr.name == "vk::ext_builtin_input"
-        if len(attr.args) != 1:
-            raise error(f"attribute '{attr.name}' takes one argument (a SPIR-V BuiltIn number)", attr.loc)
         number = self.const_int(attr.args[0])
         if "static" not in d.qualifiers or ("const" in d.qualifiers) != is_input:
             need = "'static const'" if is_input else "'static' and not 'const'"

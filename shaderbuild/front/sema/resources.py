@@ -266,14 +266,15 @@ class ResourceLowering(SemaBase):
         Intrinsic(name, [resource, byte offset, values...], value type), the 32-bit word at
         byteOffset (DXC: SPIR-V element byteOffset/4, DXIL coord0 = byteOffset)."""
         wide = name in ATOMICS64        # Interlocked*64 (SM 6.6): the 64-bit word at byteOffset
+        written = name
         if wide:
             self.check_stage(name, None, (6, 6), loc)
             name = name[:-2]
         n_values = 2 if name in ("InterlockedCompareExchange", "InterlockedCompareStore") else 1
         has_out = name != "InterlockedCompareStore"
-        forms = (1 + n_values + 1,) if name == "InterlockedCompareExchange" else \
+        forms = (1 + n_values + 1,) if name in ("InterlockedCompareExchange", "InterlockedExchange") else \
             ((1 + n_values, 2 + n_values) if has_out else (1 + n_values,))
-        self._arity(name, args, forms, loc)
+        self._arity(written, args, forms, loc)
         addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
         vals = [self.rvalue(a) for a in args[1: 1 + n_values]]
         # the value's type picks the signedness (Min/Max), as DXC: int stays int, else uint

@@ -151,7 +151,14 @@ class StructResourceLowering(SemaBase):
             deferred: list[ir.Stmt] = []
             with self.function_context():
                 self.fn, self.fn_info, self.out = self.static_init, self.static_init_info, deferred
-                init = self.init_value(ast.InitList(loc=d.init.loc, items=data_items), data, d.loc)
+                try:
+                    init = self.init_value(ast.InitList(loc=d.init.loc, items=data_items), data, d.loc)
+                except CompileError as e:     # a count error names the data part, an internal struct: name 's'
+                    m = e.diagnostics[0].message if e.diagnostics else ""
+                    if f"'{data.name}'" not in m or not m.startswith(("too many", "too few")):
+                        raise
+                    raise error(f"{' '.join(m.split()[:2])} elements in the initializer of static '{d.name}'",
+                                e.diagnostics[0].loc) from None
             runtime = bool(deferred) or any(isinstance(x, ir.SpecConst) for x in ir.walk_expr(init))
             var = ir.Variable(d.name, data, ir.Storage.PRIVATE, d.loc, const="const" in d.qualifiers,
                               init=None if runtime else init)

@@ -21,11 +21,10 @@ if TYPE_CHECKING:       # no typing at run time (issue 23)
     from .lower import Analyzer
 
 
-def subobject_global(sema: Analyzer, d: ast.VarDecl, local: bool = False) -> Subobject:
-    """Check one subobject declaration against its kind's fields; the record it describes."""
+def subobject_global(sema: Analyzer, d: ast.VarDecl) -> Subobject:
+    """Check one subobject declaration against its kind's fields; the record it describes.  (A subobject
+    type anywhere else than a global declaration is refused by front/sema/typeresolve.py first.)"""
     row = SUBOBJECT_KINDS[d.type.name]
-    if local:
-        raise error(f"subobject '{d.name}' of type '{row.name}' must be declared at global scope", d.loc)
     if d.dims:
         raise error(f"arrays of subobjects are not allowed ('{d.name}' of type '{row.name}')", d.loc)
     if d.init is None:
