@@ -220,9 +220,8 @@ def build_signature(vars_: list[ir.Variable], stage: str, is_output: bool | str,
     for v in vars_:
         io = ir.io_of(v)
         if stage == "geometry" and not is_output and not io.vertices:
-            if io.semantic not in GS_INTRINSIC_INPUTS:
-                raise error(f"geometry shader input '{io.semantic}' must be part of the input primitive's "
-                            f"vertices", v.loc)
+            # passes/entry_wrapper.py refuses any other semantic outside the vertices (SigPoint GSIn)
+            assert io.semantic in GS_INTRINSIC_INPUTS, io.semantic
             if io.semantic == GS_SHADOW_INPUT:     # (SigPoint GSIn needs no interpolation mode)
                 kind, sysval, _ = _SEMANTICS[io.semantic]
                 ct, sct = _COMP_TYPES[("uint", 32)]
