@@ -1,6 +1,7 @@
 """Front-end gaps of issue 20 (round 12): DXC's element rule for the comparison samples (its
 IsValidObjectElement refuses an integer texture for SampleCmp, SampleCmpLevel and SampleCmpLevelZero at every
-shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there); case labels inside plain
+shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there; DXC's validator refuses the
+latter two, see test_front_gaps13.py); case labels inside plain
 blocks of a switch (legal C++; DXC's SPIR-V emitter looks for them in compound statements).  The shaders are
 our own; the expected values come from the Python models here.  A function template declared, called, then
 defined (C++ instantiates it at the end of the file).  A struct template named like a function (template): clang's
