@@ -1456,8 +1456,6 @@ class Parser:
         self.expect("{", "to begin the switch body")
         self.enter(loc)
         sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]] = []
-        if not (self.at("case") or self.at("default") or self.at("}")):
-            self.fail("expected 'case' or 'default'")
         self.switches += 1
         try:
             self.switch_items(sections, False)
@@ -1493,6 +1491,8 @@ class Parser:
                 self.advance()
                 self.leave()
                 continue
+            if not sections:        # (clang takes it, never run; `{ case 0: ... }` first is the block above)
+                self.fail("expected 'case' or 'default'")
             st = self.item(self.statement)
             if st is None:
                 continue

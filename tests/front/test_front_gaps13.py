@@ -60,3 +60,76 @@ def test_gather_cmp_takes_integer_textures(method, elem, target):
         assert "OpImageDrefGather" in R.spirv_dis(res)
     else:
         R.build_dxil(src, profile="cs_6_0")
+
+
+OPENING_BLOCK = """RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(8, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    uint r = 2;
+    switch (t) {
+        {
+    case 0:
+            r += 5;
+    case 1:
+            r *= 3;
+            {
+    case 4:
+                r += 40;
+            }
+            if (t == 1) break;
+        }
+        r += 1000;
+        break;
+    default:
+        r = 77;
+    }
+    Out[t] = r;
+}
+"""
+
+
+def opening_block_model(t: int) -> int:
+    """The switch above by hand: a label inside the block that opens the body is entered like any other."""
+    if t not in (0, 1, 4):
+        return 77
+    r = 2
+    if t == 0:
+        r += 5
+    if t in (0, 1):
+        r *= 3
+    r += 40
+    if t == 1:
+        return r
+    return r + 1000
+
+
+def test_case_labels_in_a_block_opening_the_switch_run():
+    """`switch (x) { { case 0: ... } }` was 'expected 'case' or 'default'' (fnf12 flattened blocks holding labels
+    only after a first label)."""
+    out = R.cs(OPENING_BLOCK, {"Out": R.storage(R.sentinel(8))})
+    assert R.unpack("I", out["Out"]) == [opening_block_model(t) for t in range(8)]
+
+
+@pytest.mark.parametrize("body, where, found", [
+    ("{ r = 1; case 0: r = 2; }", "7:11", "'r'"),
+    ("{ r = 1; } case 0: r = 2;", "7:9", "'{'"),
+    ("r = 1; { case 0: r = 2; }", "7:9", "'r'"),
+], ids=["statement-first-in-block", "block-without-label-first", "statement-first"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_statement_before_the_first_label_is_refused(body, where, found, target):
+    """Code before the first label never runs (clang takes it); we refuse it, located, at any depth."""
+    src = NESTED_REFUSED.replace("BODY", body)
+    assert R.errors(R.compile_hlsl(src, target=target)) == [f"{where}: expected 'case' or 'default', found {found}"]
+
+
+NESTED_REFUSED = """RWStructuredBuffer<uint> Out : register(u0);
+[numthreads(1, 1, 1)]
+void main(uint t : SV_GroupThreadID) {
+    uint r = 0;
+    switch (t) {
+
+        BODY
+    }
+    Out[0] = r;
+}
+"""
