@@ -132,7 +132,7 @@ def test_case_labels_we_do_not_flatten_are_refused(body, message, target):
 LATE_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
 template<typename T> T scaled(T x, T k);
 template<typename T> T twice(T);
-float viaHelper(float v) { return scaled(v, 4.0) + twice<int>(3); }
+float viaHelper(float v) { return scaled(v, 4.0f) + twice<int>(3); }
 [numthreads(1, 1, 1)]
 void main() {
     Out[0] = twice(3.5);

@@ -133,3 +133,43 @@ void main(uint t : SV_GroupThreadID) {
     Out[0] = r;
 }
 """
+
+
+DEDUCE = """RWStructuredBuffer<int> Out : register(u0);
+template<typename T> T add(T a, T b) { return a + b; }
+[numthreads(1, 1, 1)]
+void main() {
+    float x = Out[1]; int k = Out[2];
+    USE
+}
+"""
+
+
+@pytest.mark.parametrize("call, first, second", [
+    ("add(1.0, 2)", "literal float", "literal int"),
+    ("add(x, 1.0)", "float", "literal float"),
+    ("add(k, 3)", "int", "literal int"),
+    ("add(1, 2.0f)", "literal int", "float"),
+    ("add(-1.5, x)", "literal float", "float"),
+])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_literal_deduces_its_own_type(call, first, second, target):
+    """clang (DXC) deduces T from a literal as 'literal float' / 'literal int', a type no other argument has:
+    mixing it with a typed argument or the other literal kind is a conflict (DXC's 'deduced conflicting types for
+    parameter 'T''); `add(x, 1.0)` and `add(1.0, 2)` compiled before, taking T from the typed or first argument."""
+    res = R.compile_hlsl(DEDUCE.replace("USE", f"Out[0] = {call};"), target=target)
+    assert R.errors(res) == [f"6:14: no matching function template for call to 'add': conflicting types '{first}' "
+                             f"and '{second}' deduced for template parameter 'T'"]
+
+
+def wrap32(v: int) -> int:
+    return (v + 2**31) % 2**32 - 2**31
+
+
+def test_literals_of_one_kind_instantiate_int_and_float_run():
+    """Two literal ints make T int (not the 64-bit literal): the sum wraps at 32 bits; two literal floats make T
+    float; a cast or suffix gives the typed argument's type; explicit arguments settle a mix."""
+    use = ("Out[0] = add(2000000000, 2000000000); Out[3] = (int)(add(0.25, 1.5) * 4);"
+           " Out[4] = add(k, (int)3); Out[5] = (int)add(x, 1.0f); Out[6] = (int)add<float>(x, 2);")
+    out = R.cs(DEDUCE.replace("USE", use), {"Out": R.storage(R.pack("i", [0, 7, 40, 0, 0, 0, 0]))})
+    assert R.unpack("i", out["Out"]) == [wrap32(2 * 2000000000), 7, 40, int((0.25 + 1.5) * 4), 40 + 3, 7 + 1, 7 + 2]

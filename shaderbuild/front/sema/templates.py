@@ -199,6 +199,7 @@ class TemplateLowering(SemaBase):
     def deduce(self, d: ast.FuncDecl, args, values, explicit, errors: list[str]) -> list[TemplateArg] | None:
         params = d.template_params or []       # a function template has them
         bound: dict[str, TemplateArg] = {}
+        shown: dict[str, str] = {}      # a deduced type parameter -> the type deduced, as a literal's ('literal int')
         if explicit:
             if len(explicit) > len(params):
                 errors.append(f"too many template arguments ({len(explicit)} for {len(params)})")
@@ -227,13 +228,16 @@ class TemplateLowering(SemaBase):
                 continue        # T a[N] with an argument that is not an array of that rank
             if not param.dims:
                 t = v.type
-            prev = bound.get(tname)
-            assert not isinstance(prev, int)      # tname is a type parameter
-            if prev is None or (prev != t and self.is_literal(v)):
-                bound.setdefault(tname, t)
-            elif prev != t:
-                errors.append(f"conflicting types '{prev}' and '{t}' deduced for template parameter '{tname}'")
+            # clang deduces a literal's own type, 'literal float' / 'literal int', which matches nothing else
+            # (f(1.0, 2) and f(x, 1.0) are conflicts in DXC); the instance takes float / int for it
+            name = str(t)
+            if self.is_literal(v) and isinstance(t, ir.Scalar) and t.kind in ("float", "int"):
+                name, t = f"literal {t.kind}", (ir.FLOAT if t.kind == "float" else ir.INT)
+            prev = shown.setdefault(tname, name)
+            if prev != name:
+                errors.append(f"conflicting types '{prev}' and '{name}' deduced for template parameter '{tname}'")
                 return None
+            bound[tname] = t
         for p in params:
             if p not in bound and p in d.template_defaults:     # with the parameters bound so far in scope
                 with self.template_bindings(params, [bound.get(q, ir.INT) for q in params], d.template_values):
