@@ -278,9 +278,18 @@ class Parser:
             self.ever_hidden.add(name)
 
     def names_type(self, name: str) -> None:
-        """A type named `name` is declared in the current scope: it is visible again there."""
-        if name in self.ever_hidden:
+        """A type named `name` is declared in the current scope: it is visible again there (unless a function
+        of its name is declared there too)."""
+        if name in self.ever_hidden and "()" + name not in self.hiding[-1]:
             self.hiding[-1][name] = False
+
+    def names_function(self, name: str) -> None:
+        """A function (template) `name` is declared at file scope: it hides a struct of its name there, whichever
+        comes first (C++ [basic.scope.declarative]: `f(2.5)` calls it; `struct f` still names the struct).
+        ('()' + name marks the function for names_type; a namespace shares the file's scope dict: not marked.)"""
+        if not self.ns:
+            self.hiding[-1][name] = self.hiding[-1]["()" + name] = True
+            self.ever_hidden.add(name)
 
     def declared_type(self) -> ast.TypeRef:
         """The type of a declaration: a type name a variable hides needs its tag (C++)."""
@@ -670,6 +679,7 @@ class Parser:
         if top_level and self.at("<") and name_tok.text in self.template_structs:
             return self.template_static_definition(type_ref, name_tok)
         if self.at("(") and top_level and not effect:
+            self.names_function(name_tok.text)
             fn = self.function(type_ref, name_tok, attrs, quals)
             fn.spec_args = spec_args
             out.append(fn)

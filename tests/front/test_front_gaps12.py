@@ -184,8 +184,7 @@ def test_struct_template_named_like_a_function(first, second, col, target):
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_plain_struct_and_function_template_may_share_a_name(target):
     """C++ lets a function (template) hide a plain struct of its name (only a class template's name is its
-    own): the control that the check above is about templates.  (Not called here: `f(2.5)` takes the struct
-yet, a gap of its own.)"""
+    own): the control that the check above is about templates.  (Called, executed: test_front_gaps13.py.)"""
     src = NAMED_TWICE.replace("FIRST", "struct f { float v; };").replace(
         "SECOND", "template<typename T> T f(T x) { return x; }")
     res = R.compile_hlsl(src, target=target)

@@ -173,3 +173,43 @@ def test_literals_of_one_kind_instantiate_int_and_float_run():
            " Out[4] = add(k, (int)3); Out[5] = (int)add(x, 1.0f); Out[6] = (int)add<float>(x, 2);")
     out = R.cs(DEDUCE.replace("USE", use), {"Out": R.storage(R.pack("i", [0, 7, 40, 0, 0, 0, 0]))})
     assert R.unpack("i", out["Out"]) == [wrap32(2 * 2000000000), 7, 40, int((0.25 + 1.5) * 4), 40 + 3, 7 + 1, 7 + 2]
+
+
+HIDDEN_STRUCT = """RWStructuredBuffer<float> Out : register(u0);
+struct f { float v; };
+template<typename T> T f(T x) { return x + x; }
+template<typename T> T g(T x) { return x * 3; }
+struct g { int k; };
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = f(2.5);
+    struct f s; s.v = 1.25; Out[1] = s.v + f(3);
+    struct g t = { 4 }; Out[2] = g(t.k);
+    { struct f { float w; }; f q; q.w = 7; Out[3] = q.w; }
+}
+"""
+
+
+def test_function_template_hides_a_struct_of_its_name_run():
+    """C++ [basic.scope.declarative]: a function template and a struct may share a name in one scope, the struct
+    hidden, in either order: `f(2.5)` calls the template (it was taken as a cast to struct f: 'cannot convert');
+    `struct f` still names the struct; a local struct hides the template in its block."""
+    out = R.cs(HIDDEN_STRUCT, {"Out": R.storage(R.sentinel(4))})
+    assert R.unpack("f", out["Out"]) == [2.5 + 2.5, 1.25 + (3 + 3), 4 * 3, 7]
+
+
+@pytest.mark.parametrize("first, second, use, where, message", [
+    ("struct f { float v; };", "template<typename T> T f(T x) { return x; }", "f s; s.v = 1; Out[0] = s.v;",
+     "5:15", "must use 'struct' tag to refer to type 'f' in this scope"),
+    ("template<typename T> T f(T x) { return x; }", "struct f { float v; };", "f s; s.v = 1; Out[0] = s.v;",
+     "5:15", "must use 'struct' tag to refer to type 'f' in this scope"),
+    ("typedef float f;", "template<typename T> T f(T x) { return x; }", "Out[0] = f(2);",
+     "3:24", "redefinition of 'f' as different kind of symbol"),
+    ("template<typename T> T f(T x) { return x; }", "typedef float f;", "Out[0] = f(2);",
+     "3:15", "redefinition of 'f' as different kind of symbol"),
+], ids=["struct-then-template", "template-then-struct", "typedef-then-template", "template-then-typedef"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_hidden_struct_needs_its_tag_and_typedefs_clash(first, second, use, where, message, target):
+    """clang's words: a hidden struct named without `struct` in a declaration; a typedef is never hidden."""
+    src = f"RWStructuredBuffer<float> Out : register(u0);\n{first}\n{second}\n[numthreads(1, 1, 1)]\nvoid main() {{ {use} }}\n"
+    assert R.errors(R.compile_hlsl(src, target=target)) == [f"{where}: {message}"]

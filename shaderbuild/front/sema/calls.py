@@ -62,7 +62,9 @@ class CallLowering(SemaBase):
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
-        if callee.name in self.func_templates and not isinstance(sym, FuncSymbol | TypeSymbol):
+        if callee.name in self.func_templates and (not isinstance(sym, FuncSymbol | TypeSymbol) or (
+                isinstance(sym, TypeSymbol) and self.global_scope.names.get(callee.name) is sym)):
+            # (the template hides a struct of its name at file scope, as in C++; a local type hides the template)
             return self.template_call(callee.name, e.args, callee.template_args, e.loc)
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
         own = None

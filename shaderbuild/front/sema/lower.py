@@ -519,6 +519,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
             report_modifiers(d.qualifiers, TYPEDEF, d.loc, self.errors)
+            if d.name in self.func_templates and self.scope is self.global_scope:
+                raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             t = self.resolve_type(d.type, d.dims)
             self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
@@ -1308,6 +1310,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
+            if id(self.global_scope.names.get(d.name)) in self.typedef_symbols:   # (a struct it hides: C++)
+                raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             same = self.func_templates.setdefault(d.name, [])
             signature = _template_signature(d)
             for k, t in enumerate(same):
