@@ -331,10 +331,12 @@ class Parser:
     def warn(self, message: str, loc: SourceLoc) -> None:
         self.warnings.append(Diagnostic("warning", message, loc))
 
-    def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
-        """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
-        out = [*self.hoisted, *new, *self.hoisted_after]
-        self.hoisted, self.hoisted_after = [], []
+    def take_hoisted(self, new: list[ast.Node], mark: tuple[int, int] = (0, 0)) -> list[ast.Node]:
+        """`new` declarations with the hoisted ones before (nested structs) and after (static members); mark:
+        the lengths of both lists when `new` began (a local declaration in a method must leave its struct's
+        static members, still pending, to the struct)."""
+        out = [*self.hoisted[mark[0]:], *new, *self.hoisted_after[mark[1]:]]
+        del self.hoisted[mark[0]:], self.hoisted_after[mark[1]:]
         return out
 
     def enter(self, loc: SourceLoc) -> None:
@@ -1444,9 +1446,10 @@ class Parser:
 
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
+        mark = len(self.hoisted), len(self.hoisted_after)
         if self.at("typedef"):
             tds = self.typedef()
-            return ast.DeclStmt(loc, self.take_hoisted([*tds]))  # type: ignore[arg-type]  # hoisted: structs
+            return ast.DeclStmt(loc, self.take_hoisted([*tds], mark))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("using"):
             return ast.DeclStmt(loc, self.using())  # type: ignore[arg-type]  # an alias or a directive
         if self.at("enum"):
@@ -1456,7 +1459,7 @@ class Parser:
         if self.at("static_assert"):
             return ast.DeclStmt(loc, [self.static_assert()])
         decls = self.declaration([], top_level=False)
-        return ast.DeclStmt(loc, self.take_hoisted(decls))  # type: ignore[arg-type]  # no functions below top level
+        return ast.DeclStmt(loc, self.take_hoisted(decls, mark))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc

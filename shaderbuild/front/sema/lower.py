@@ -592,7 +592,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if f.name in names:
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
-            t = self.resolve_type(f.type, f.dims)
+            if f.dims:      # `int arr[K];` with a static member K: S::K (the field's namespaces end with 'S::')
+                with self.namespace_scope(f.namespaces):
+                    t = self.resolve_type(f.type, f.dims)
+            else:
+                t = self.resolve_type(f.type, f.dims)
             _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             self.check_type_qualifiers(f.qualifiers, t, f.loc)
