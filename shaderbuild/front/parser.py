@@ -582,6 +582,34 @@ class Parser:
 
     def template_decl(self, attrs) -> list[ast.Node]:
         """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
+        params, values, defaults, added = self.template_parameters()
+        self.template_head = True
+        try:
+            decls = self.declaration(attrs, top_level=True)
+        finally:
+            self.user_types.difference_update(added)
+            self.template_head = False
+        for d in decls:
+            if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
+                raise error("function template partial specialization is not allowed", d.loc)
+            if isinstance(d, ast.FuncDecl) and d.spec_args is None and not params:
+                d.spec_args = []        # `template<> void f(Stuff x)`: the arguments follow from the parameters
+            if isinstance(d, ast.StructDecl) and d.spec_args is None and not params:
+                raise error(f"explicit specialization of '{d.name}' needs template arguments", d.loc)
+            if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
+                d.template_params = params
+                d.template_values = values
+                d.template_defaults = defaults
+                if isinstance(d, ast.FuncDecl):
+                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
+            else:
+                raise error("only functions and structs can be templates", d.loc)
+        return decls
+
+    def template_parameters(self) -> tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
+                                           list[str]]:
+        """`template<...>`: the parameters, the non-type ones' types, the defaults, and the type parameters
+        made type names here (the caller removes them after the declaration)."""
         self.advance()
         self.expect("<", "after 'template'")
         params: list[str] = []
@@ -611,28 +639,30 @@ class Parser:
             if not self.accept(","):
                 break
         self.close_angle()
-        self.template_head = True
+        return params, values, defaults, added
+
+    def member_template(self, sd: ast.StructDecl, templated: bool, attrs, quals: set[str]) -> None:
+        """`template<typename T> T get() {...}` in a struct: a member function template (its instances are
+        made by the calls, sema/templates.py)."""
+        loc = self.tok.loc
+        if templated:
+            raise error("a member function template inside a struct template is not supported", loc)
+        params, values, defaults, added = self.template_parameters()
         try:
-            decls = self.declaration(attrs, top_level=True)
+            if not params:
+                raise error("explicit specialization of a member function template is not supported", loc)
+            quals |= self.qualifiers()
+            ret = self.type_ref()
+            quals |= self.trailing_qualifiers()
+            fname = self.decl_name("a member function name")
+            if not self.at("(") or "static" in quals:
+                raise error("only non-static member functions can be member templates", fname.loc)
+            fn = self.function(ret, fname, attrs, quals)
         finally:
             self.user_types.difference_update(added)
-            self.template_head = False
-        for d in decls:
-            if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
-                raise error("function template partial specialization is not allowed", d.loc)
-            if isinstance(d, ast.FuncDecl) and d.spec_args is None and not params:
-                d.spec_args = []        # `template<> void f(Stuff x)`: the arguments follow from the parameters
-            if isinstance(d, ast.StructDecl) and d.spec_args is None and not params:
-                raise error(f"explicit specialization of '{d.name}' needs template arguments", d.loc)
-            if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
-                d.template_params = params
-                d.template_values = values
-                d.template_defaults = defaults
-                if isinstance(d, ast.FuncDecl):
-                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
-            else:
-                raise error("only functions and structs can be templates", d.loc)
-        return decls
+        fn.template_params, fn.template_values, fn.template_defaults = params, values, defaults
+        sd.methods.append(fn)
+        self.template_funcs.add(self.qualified(fn.name))     # `conv<float>()` in a later method: S::conv
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
@@ -1150,6 +1180,9 @@ class Parser:
                 self.fail("expected '}' to end the struct")
             attrs = self.attributes()
             quals = self.qualifiers()
+            if self.at("template") and self.peek().is_punct("<"):
+                self.member_template(sd, templated, attrs, quals)
+                continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
                 self.expect(";", "after enum")

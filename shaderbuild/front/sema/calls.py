@@ -83,6 +83,13 @@ class CallLowering(SemaBase):
                 if name in seen:
                     assert self.fn is not None
                     return self.user_call(name, seen[name], e.args, e.loc, this=ir.VarRef(self.fn.params[0].var))
+        if this_struct is not None and sym is None and "::" in callee.name:    # `get<T>()` in a method: S::get
+            owner, _, name = callee.name.rpartition("::")
+            templates = self.method_templates.get(owner, {}).get(name)
+            if owner == this_struct.name and templates:
+                assert self.fn is not None
+                return self.method_template_call(this_struct, templates, name, e.args, callee.template_args, e.loc,
+                                                 ir.VarRef(self.fn.params[0].var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \
@@ -1246,12 +1253,17 @@ class CallLowering(SemaBase):
                 base_t = self.types.named.get(owner)
                 if isinstance(base_t, ir.Struct) and (base_t.name == t.name or self.derives_from(t, base_t)):
                     methods = self.inherited_methods(t, base_t.name).get(short)
-            if not methods:
+            templates = None if methods else self.method_templates.get(t.name, {}).get(callee.name)
+            if not methods and not templates:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
                 tmp = self.temp(t)
                 self.emit(ir.Store(ir.VarRef(tmp), self.load(base), loc))
                 base = ir.VarRef(tmp)
+            if templates:
+                explicit: list[ast.TypeRef | ast.Expr] | None = [callee.template] if callee.template else None
+                return self.method_template_call(t, templates, callee.name, args, explicit, loc, base)
+            assert methods is not None
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
             template = self.resolve_type(callee.template, callee.template_dims) \

@@ -154,6 +154,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
+        self.method_templates: dict[str, dict[str, list[ast.FuncDecl]]] = {}    # struct -> name -> templates
+        self.injected: dict[str, str] = {}     # a struct template being instantiated -> the instance's name
+        self.instance_bindings: dict[str, tuple] = {}  # 'Box<float>' -> (template, parameters, arguments, values)
         self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
         self.saw_using = False
         self.fn: ir.Function | None = None
@@ -623,6 +626,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if m.name in own_fields:
                 self.errors.append(Diagnostic("error", f"duplicate member '{m.name}'", m.loc))
                 continue
+            if m.template_params:       # instantiated by its calls (method_template_call)
+                self.method_templates.setdefault(d.name, {}).setdefault(m.name, []).append(m)
+                continue
             info = self.function_decl(m, method_of=st)
             overloads = self.methods.setdefault(d.name, {}).setdefault(m.name, [])
             if any(f.param_types == info.param_types for f in overloads):     # (C++: even a declaration)
@@ -674,13 +680,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             for name, infos in self.methods.get(origin, {}).items():
                 for src in infos:
                     home = self.method_origin.get(id(src), origin)
-                    info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
+                    with self.instance_context(home):       # (a struct template instance's T and own name)
+                        info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
                     self.method_origin[id(info)] = home
                     table.setdefault(name, []).append(info)
             for infos in table.values():
                 for info in infos:
                     if info.decl.body is not None and not info.defined:
-                        with self.function_context():
+                        with self.function_context(), self.instance_context(self.method_origin[id(info)]):
                             self.function_body(info)
         return table
 

@@ -60,6 +60,9 @@ class TemplateLowering(SemaBase):
             return self._instantiate_struct(ref)
 
     def _instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
+        own = self.injected.get(ref.name) if not ref.args else None
+        if own is not None and isinstance(self.types.named.get(own), ir.Struct):
+            return self.types.named[own]    # type: ignore[return-value]  # `Box` inside Box<int>: Box<int> (C++)
         d = self.struct_templates[ref.name]
         tparams = d.template_params or []      # a struct template has them
         args = [*ref.args, *(d.template_defaults[p] for p in tparams[len(ref.args):] if p in d.template_defaults)]
@@ -90,16 +93,42 @@ class TemplateLowering(SemaBase):
                 aliases = self.instance_statics(d, name)
                 saved = {k: self.global_scope.names.get(k) for k in aliases}
                 self.global_scope.names.update(aliases)     # the methods' unqualified names (`S::x`) see them
+                outer = self.injected.get(ref.name)
+                self.injected[ref.name] = name      # the template's own name inside it (injected-class-name)
+                self.instance_bindings[name] = (ref.name, tparams, types, d.template_values)
                 try:
                     st = self.struct(inst)
                     self.instance_static_methods(d, name)
                     return st
                 finally:
+                    if outer is None:
+                        del self.injected[ref.name]
+                    else:
+                        self.injected[ref.name] = outer
                     for k, old in saved.items():
                         if old is None:
                             self.global_scope.names.pop(k, None)
                         else:
                             self.global_scope.names[k] = old
+
+    def instance_context(self, name: str) -> Undo:
+        """Code written in the struct template instance `name` (a base's methods compiled again for a derived
+        struct, inherited_methods): its parameters bound and its own name injected again, as when it was made."""
+        entry = self.instance_bindings.get(name)
+        if entry is None:
+            return Undo(lambda: None)
+        template, tparams, types, values = entry
+        bindings = self.template_bindings(tparams, types, values)
+        outer = self.injected.get(template)
+        self.injected[template] = name
+
+        def leave() -> None:
+            if outer is None:
+                del self.injected[template]
+            else:
+                self.injected[template] = outer
+            bindings.__exit__(None, None, None)
+        return Undo(leave)
 
     def instance_statics(self, d: ast.StructDecl, name: str) -> dict:
         """The static data members of instance `name` of d: globals named `S<args>::x` (their initializers
@@ -195,6 +224,31 @@ class TemplateLowering(SemaBase):
                     lambda: self.template_bindings(d.template_params or [], bound, d.template_values)))  # noqa: B023 (called before the loop moves on)
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
+
+    def method_template_call(self, st: ir.Struct, decls: list[ast.FuncDecl], name: str, args: list[ast.Expr],
+                             explicit: list[ast.TypeRef | ast.Expr] | None, loc: SourceLoc, this: ir.Expr) -> ir.Expr:
+        """`obj.get<int>()`, `obj.scale(2.0f)`: a member function template of obj's struct, deduced as a function
+        template's, instantiated once per struct and arguments as a method of the struct."""
+        values, is_place = self.lower_args(args)
+        errors: list[str] = []
+        for d in decls:
+            bound = self.deduce(d, args, values, explicit, errors)
+            if bound is None:
+                continue
+            key = (id(d), tuple(bound))
+            info = self.function_instances.get(key)
+            if info is None:
+                with self.template_depth(name, loc), self.function_context():
+                    self.scope = self.global_scope
+                    with self.template_bindings(d.template_params or [], bound, d.template_values):
+                        info = self.function_decl(d, method_of=st, register=False,
+                                                  name=f"{d.name}<{', '.join(str(t) for t in bound)}>")
+                        self.function_instances[key] = info
+                        self.function_body(info)
+            best = self.resolve_overload(name, [info], args, values, loc)
+            return self.emit_call(best, args, values, is_place, loc, this)
+        raise error(f"no matching member function template for call to '{name}'" + (f": {errors[0]}" if errors else
+                                                                                       ""), loc)
 
     def deduce(self, d: ast.FuncDecl, args, values, explicit, errors: list[str]) -> list[TemplateArg] | None:
         params = d.template_params or []       # a function template has them
