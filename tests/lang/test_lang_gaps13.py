@@ -125,3 +125,45 @@ def test_struct_template_bases_and_its_own_name_run():
     (C++'s injected-class-name; was ''Box' takes 1 template argument')."""
     out = R.cs(TEMPLATE_BASES, {"Out": R.storage(R.sentinel(6))})
     assert R.unpack("f", out["Out"]) == [1.5 * 2 + 2, 1.5 * 2, 4 * 2 + 10, 1, 3 + 3, 7]
+
+
+PATTERNS = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T, int N> vector<T, N> twice(vector<T, N> v) { return v + v; }
+template<typename T, int N> T sumv(vector<T, N> v) { T s = 0; for (int i = 0; i < N; i++) s += v[i]; return s; }
+template<typename T, int R, int C> T trace2(matrix<T, R, C> m) { return m[0][0] + m[1][1] + R * 10 + C * 100; }
+template<typename T> struct Box { T v; };
+template<typename T> T unbox(Box<T> b, T k) { return b.v + k; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = twice(float3(1, 2, 3)).z;
+    Out[1] = sumv(int4(1, 2, 3, 4)) + sumv(uint2(5, 6));
+    Out[2] = trace2(float2x3(1, 2, 3, 4, 5, 6));
+    Box<float> b; b.v = 1.25;
+    Out[3] = unbox(b, 2.0f);
+    USE
+}
+"""
+
+
+def test_deduction_through_vector_matrix_and_template_types_run():
+    """T and N deduced from `vector<T, N>`, `matrix<T, R, C>` and `Box<T>` parameters (was 'cannot deduce
+    template parameter 'T'')."""
+    out = R.cs(PATTERNS.replace("USE", ""), {"Out": R.storage(R.sentinel(4))})
+    m = [[1, 2, 3], [4, 5, 6]]
+    assert R.unpack("f", out["Out"]) == [3 + 3, (1 + 2 + 3 + 4) + (5 + 6), m[0][0] + m[1][1] + 2 * 10 + 3 * 100,
+                                         1.25 + 2.0]
+
+
+def test_deduction_through_patterns_conflicts_as_clang():
+    """A vector of another size, a literal beside a Box<float>, a scalar for vector<T, N>: refused, located."""
+    cases = {"Out[0] = unbox(b, 2.0);": "14:14: no matching function template for call to 'unbox': conflicting "
+                                        "types 'float' and 'literal float' deduced for template parameter 'T'",
+             "Out[0] = sumv(2.0f);": "14:14: no matching function template for call to 'sumv': cannot deduce "
+                                     "template parameter 'T'"}
+    for use, want in cases.items():
+        assert R.errors(R.compile_hlsl(PATTERNS.replace("USE", use))) == [want], use
+    two = PATTERNS.replace("vector<T, N> twice(vector<T, N> v)", "vector<T, N> twice(vector<T, N> v, vector<T, N> w)")
+    two = two.replace("twice(float3(1, 2, 3))", "twice(float3(1, 2, 3), float2(1, 1))")
+    assert R.errors(R.compile_hlsl(two.replace("USE", ""))) == [
+        "9:14: no matching function template for call to 'twice': conflicting values '3' and '2' deduced for "
+        "template parameter 'N'"]

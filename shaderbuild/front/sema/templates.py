@@ -276,7 +276,12 @@ class TemplateLowering(SemaBase):
                         return None
                 t = t.elem
             tname = param.type.name
-            if tname not in params or param.type.args or tname in (explicit and params[:len(explicit)] or []):
+            fixed = explicit and params[:len(explicit)] or []
+            if param.type.args and not param.dims:      # `vector<T, N> v`, `matrix<T, R, C> m`, `Box<T> b`
+                if not self.deduce_pattern(param.type, v.type, params, fixed, bound, shown, errors):
+                    return None
+                continue
+            if tname not in params or param.type.args or tname in fixed:
                 continue
             if param.dims and not isinstance(t, ir.Scalar | ir.Vector | ir.Matrix | ir.Struct):
                 continue        # T a[N] with an argument that is not an array of that rank
@@ -301,6 +306,38 @@ class TemplateLowering(SemaBase):
             errors.append(f"cannot deduce template parameter '{missing[0]}'")
             return None
         return [bound[p] for p in params]
+
+    def deduce_pattern(self, ref: ast.TypeRef, t: ir.Type, params: list[str], fixed: list[str],
+                       bound: dict[str, TemplateArg], shown: dict[str, str], errors: list[str]) -> bool:
+        """The parameters a parameter type written with arguments names, from the argument's type: vector<T, N>
+        from a vector (not a scalar: DXC's 'could not match'), matrix<T, R, C> from a matrix, Box<T> from an
+        instance of Box.  False on a conflict with an earlier deduction; a shape that does not fit binds nothing
+        (the call is then refused as the argument does not convert)."""
+        parts: list[TemplateArg]
+        if ref.name == "vector" and isinstance(t, ir.Vector):
+            parts = [t.elem, t.size]
+        elif ref.name == "matrix" and isinstance(t, ir.Matrix):
+            parts = [t.elem, t.rows, t.cols]
+        elif isinstance(t, ir.Struct) and self.instance_bindings.get(t.name, ("",))[0] == ref.name:
+            parts = list(self.instance_bindings[t.name][2])
+        else:
+            return True
+        for a, got in zip(ref.args, parts):
+            if isinstance(a, ast.TypeRef) and a.args and isinstance(got, ir.Type):
+                if not self.deduce_pattern(a, got, params, fixed, bound, shown, errors):
+                    return False
+                continue
+            name = a.name if isinstance(a, ast.TypeRef | ast.Name) else None
+            if name is None or name not in params or name in fixed:
+                continue
+            prev = shown.get(name, str(bound.get(name, got)))      # (a literal's deduction: 'literal float')
+            if prev != str(got):
+                what = "values" if isinstance(got, int) else "types"
+                errors.append(f"conflicting {what} '{prev}' and '{got}' deduced for template parameter '{name}'")
+                return False
+            bound[name] = got
+            shown[name] = prev
+        return True
 
     def instantiate_function(self, d: ast.FuncDecl, types: list[TemplateArg]) -> FuncInfo:
         key = (id(d), tuple(types))
