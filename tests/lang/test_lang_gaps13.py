@@ -167,3 +167,26 @@ def test_deduction_through_patterns_conflicts_as_clang():
     assert R.errors(R.compile_hlsl(two.replace("USE", ""))) == [
         "9:14: no matching function template for call to 'twice': conflicting values '3' and '2' deduced for "
         "template parameter 'N'"]
+
+
+PLAIN_AND_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
+float f(float x) { return x + 100; }
+template<typename T> T f(T x) { return x + 1; }
+[numthreads(1, 1, 1)]
+void main() {
+    uint u = (uint)Out[5];
+    Out[0] = f(1.0f);
+    Out[1] = f(2);
+    Out[2] = f(2.5);
+    Out[3] = f<float>(2);
+    Out[4] = f(u);
+}
+"""
+
+
+def test_function_templates_join_the_plain_overloads_run():
+    """C++ overload resolution over both: a deduced instance that matches exactly beats a plain function that
+    needs a conversion (`f(2)` and `f(u)` take T f(T)); on a tie the plain one wins (`f(1.0f)`, `f(2.5)`);
+    `f<float>(2)` names the template.  Before, a plain `f` hid the template entirely (f(2) gave 102)."""
+    out = R.cs(PLAIN_AND_TEMPLATE, {"Out": R.storage(R.pack("f", [0, 0, 0, 0, 0, 7]))})
+    assert R.unpack("f", out["Out"]) == [1.0 + 100, 2 + 1, 2.5 + 100, 2.0 + 1, 7 + 1, 7]

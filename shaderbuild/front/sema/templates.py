@@ -225,6 +225,20 @@ class TemplateLowering(SemaBase):
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 
+    def template_candidates(self, name: str, decls: list[ast.FuncDecl], args: list[ast.Expr], values: list[ir.Expr],
+                            loc: SourceLoc) -> dict[int, tuple[FuncInfo, ast.FuncDecl, list[TemplateArg]]]:
+        """The instances of the templates `decls` that deduce from the arguments (id -> instance, template,
+        arguments), to rank beside the plain functions of the name (CallLowering.user_call)."""
+        out: dict[int, tuple[FuncInfo, ast.FuncDecl, list[TemplateArg]]] = {}
+        errors: list[str] = []
+        for d in decls:
+            bound = self.deduce(d, args, values, None, errors)
+            if bound is not None:
+                with self.template_depth(name, loc):
+                    info = self.instantiate_function(d, bound)
+                out[id(info)] = (info, d, bound)
+        return out
+
     def method_template_call(self, st: ir.Struct, decls: list[ast.FuncDecl], name: str, args: list[ast.Expr],
                              explicit: list[ast.TypeRef | ast.Expr] | None, loc: SourceLoc, this: ir.Expr) -> ir.Expr:
         """`obj.get<int>()`, `obj.scale(2.0f)`: a member function template of obj's struct, deduced as a function
