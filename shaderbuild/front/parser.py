@@ -188,6 +188,9 @@ class Parser:
         self.ever_hidden: set[str] = set()      # (a fast test: most programs hide nothing)
         self.typedef_names: set[str] = set()    # (a hidden typedef has no tag to name it by)
         self.template_funcs: set[str] = set()
+        # alias templates: name -> (parameters, the non-type ones' types, defaults, the aliased type)
+        self.alias_templates: dict[str, tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
+                                              ast.TypeRef]] = {}
         self.depth = 0
         self.switches = 0       # the switch bodies being read (a label outside their sections is refused)
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
@@ -583,6 +586,11 @@ class Parser:
     def template_decl(self, attrs) -> list[ast.Node]:
         """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
         params, values, defaults, added = self.template_parameters()
+        if self.at("using"):
+            try:
+                return self.alias_template(params, values, defaults)
+            finally:
+                self.user_types.difference_update(added)
         self.template_head = True
         try:
             decls = self.declaration(attrs, top_level=True)
@@ -605,6 +613,46 @@ class Parser:
             else:
                 raise error("only functions and structs can be templates", d.loc)
         return decls
+
+    def alias_template(self, params: list[str], values: dict[str, ast.TypeRef],
+                       defaults: dict[str, ast.TypeRef | ast.Expr]) -> list[ast.Node]:
+        """`template<typename T> using Vec3 = vector<T, 3>;`: remembered here, and each use `Vec3<int>` is read as
+        the aliased type with the arguments put in (type_ref), so sema never sees the alias."""
+        self.advance()
+        t = self.decl_name("a type alias name")
+        self.expect("=", "after the alias name")
+        ref = self.type_ref()
+        if self.at("["):
+            raise error("an alias template of an array type is not supported", self.tok.loc)
+        self.expect(";", "after the alias declaration")
+        name = self.qualified(t.text)
+        if not params or name in self.user_types:
+            raise error(f"redefinition of '{t.text}'" if params else "an alias template needs parameters", t.loc)
+        self.alias_templates[name] = (params, values, defaults, ref)
+        self.user_types.add(name)
+        return []
+
+    def expand_alias(self, use: ast.TypeRef) -> ast.TypeRef:
+        """The type an alias template's use `A<args>` stands for."""
+        params, values, defaults, target = self.alias_templates[use.name]
+        args = [*use.args, *(defaults[p] for p in params[len(use.args):] if p in defaults)]
+        if len(args) != len(params) or len(use.args) > len(params):
+            raise error(f"'{use.name}' takes {len(params)} template argument{'s' if len(params) != 1 else ''}",
+                        use.loc)
+        for p, a in zip(params, args):
+            if (p in values) != (not isinstance(a, ast.TypeRef)):
+                kind = "an expression" if p in values else "a type"
+                raise error(f"template argument for '{p}' of '{use.name}' must be {kind}", a.loc)
+        bound = dict(zip(params, args))
+
+        def put(r: ast.TypeRef) -> ast.TypeRef:
+            got = bound.get(r.name)
+            if isinstance(got, ast.TypeRef) and not r.args:
+                return got
+            return ast.TypeRef(r.loc, r.name, [put(a) if isinstance(a, ast.TypeRef) else
+                                               bound.get(a.name, a) if isinstance(a, ast.Name) else a
+                                               for a in r.args], r.pack, r.major, r.norm, r.hint)
+        return put(target)
 
     def template_parameters(self) -> tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
                                            list[str]]:
@@ -830,6 +878,8 @@ class Parser:
                 while self.accept(","):
                     ref.args.append(self.template_arg())
             self.close_angle()
+        if name in self.alias_templates:
+            return self.expand_alias(ref)
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
