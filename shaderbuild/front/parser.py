@@ -718,8 +718,12 @@ class Parser:
         out: list[ast.Node] = []
         if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
             self.advance()              # `struct S;` declares S, defined later (as in DXC)
-            self.user_types.add(self.qualified(self.advance().text))
+            t = self.advance()
+            self.user_types.add(self.qualified(t.text))
             self.advance()
+            if self.template_head:      # a struct template declared only: its specialisations may follow
+                out.append(ast.StructDecl(t.loc, self.qualified(t.text), [], [], None, namespaces=tuple(self.ns),
+                                          attributes=[ast.Attribute(t.loc, ast.DECLARED_ONLY)]))
             return out
         effect = self.at_effect_object()
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():

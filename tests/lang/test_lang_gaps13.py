@@ -236,3 +236,36 @@ def test_alias_template_declarations_we_refuse_are_located():
              "template<> using A = float2;": "2:18: an alias template needs parameters"}
     for decl, want in cases.items():
         assert R.errors(R.compile_hlsl(head + decl + "\n" + tail)) == [want], decl
+
+
+TRAITS = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T = float, uint N = 3> struct Buf { T d[N]; uint count() { return N; } };
+template<typename T> struct Limits;
+template<> struct Limits<float> { static float maxv() { return 3.5; } };
+template<> struct Limits<int> { static int maxv() { return 7; } };
+template<typename T> T clampMax(T v) { return min(v, Limits<T>::maxv()); }
+template<typename T> struct Later;
+template<typename T> struct Later { T v; };
+[numthreads(1, 1, 1)]
+void main() {
+    Buf<> b;
+    Out[0] = b.count() + sizeof(b) * 10;
+    Out[1] = clampMax(10.0f);
+    Out[2] = clampMax(10);
+    Later<int> l; l.v = 4;
+    Out[3] = l.v;
+    USE
+}
+"""
+
+
+def test_declared_struct_templates_and_their_specialisations_run():
+    """`template<typename T> struct Limits;` then only specialisations (a traits idiom; was ''Limits' is not a
+    struct template'); a template declared, then defined; `Buf<>` with every argument defaulted."""
+    out = R.cs(TRAITS.replace("USE", ""), {"Out": R.storage(R.sentinel(4))})
+    assert R.unpack("f", out["Out"]) == [3 + 3 * 4 * 10, 3.5, 7, 4]
+
+
+def test_undefined_template_instance_is_located():
+    src = TRAITS.replace("USE", "Out[0] = clampMax(2u);")
+    assert R.errors(R.compile_hlsl(src)) == ["6:54: implicit instantiation of undefined template 'Limits<uint>'"]

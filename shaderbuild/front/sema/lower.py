@@ -513,6 +513,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"'{d.name}' is not a struct template", d.loc)
             self.struct_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.StructDecl) and d.template_params:
+            declared = self.struct_templates.get(d.name)
+            if declared is not None and _declared_only(declared):      # its definition, or another declaration
+                self.struct_templates[d.name] = declared if _declared_only(d) else d
+                return
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
             if d.name in self.func_templates or isinstance(self.scope.lookup(d.name), FuncSymbol):
@@ -1750,6 +1754,11 @@ def _template_signature(d: ast.FuncDecl) -> tuple:
         args = ",".join(spelled(a) if isinstance(a, ast.TypeRef) else "?" for a in t.args)
         return position.get(t.name, t.name) + (f"<{args}>" if t.args else "")
     return (len(position), spelled(d.return_type), tuple((spelled(p.type), len(p.dims)) for p in d.params))
+
+
+def _declared_only(d: ast.StructDecl) -> bool:
+    """A struct template declared without a body (its use needs a specialisation)."""
+    return bool(d.attributes) and d.attributes[0].name == ast.DECLARED_ONLY
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

@@ -86,6 +86,8 @@ class TemplateLowering(SemaBase):
                                    for m in matches[:2]])
             _, _, spec, bound = matches[0]
             d, tparams, types = spec, spec.template_params or [], bound
+        elif d.attributes and d.attributes[0].name == ast.DECLARED_ONLY:
+            raise error(f"implicit instantiation of undefined template '{name}'", ref.loc)
         inst = ast.StructDecl(d.loc, name, d.fields, d.methods, d.base)
         with self.function_context():
             self.scope = self.global_scope
