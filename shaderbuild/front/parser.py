@@ -191,6 +191,9 @@ class Parser:
         # alias templates: name -> (parameters, the non-type ones' types, defaults, the aliased type)
         self.alias_templates: dict[str, tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
                                               ast.TypeRef]] = {}
+        self.template_stack: list[tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr]]] = []
+        # a struct defined inside a struct template: a template of the outer's parameters, named without them there
+        self.nested_templates: dict[str, tuple[list[str], dict[str, ast.TypeRef]]] = {}
         self.depth = 0
         self.switches = 0       # the switch bodies being read (a label outside their sections is refused)
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
@@ -592,11 +595,13 @@ class Parser:
             finally:
                 self.user_types.difference_update(added)
         self.template_head = True
+        self.template_stack.append((params, values, defaults))
         try:
             decls = self.declaration(attrs, top_level=True)
         finally:
             self.user_types.difference_update(added)
             self.template_head = False
+            self.template_stack.pop()
         for d in decls:
             if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
                 raise error("function template partial specialization is not allowed", d.loc)
@@ -884,6 +889,13 @@ class Parser:
             self.close_angle()
         if name in self.alias_templates:
             return self.expand_alias(ref)
+        return self.nested_args(ref) if name in self.nested_templates else ref
+
+    def nested_args(self, ref: ast.TypeRef) -> ast.TypeRef:
+        """`Inner` written inside Box<T>, for a struct defined there: Box::Inner<T> (the outer's parameters)."""
+        if ref.name in self.nested_templates and not ref.args:
+            params, values = self.nested_templates[ref.name]
+            ref.args = [ast.Name(ref.loc, p) if p in values else ast.TypeRef(ref.loc, p) for p in params]
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
@@ -1244,9 +1256,14 @@ class Parser:
             if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
+                outer = self.template_stack[-1] if templated and self.template_stack else None
+                if outer is not None and outer[0]:      # in Box<T>: the template Box::Inner<T>
+                    inner.template_params, inner.template_values, inner.template_defaults = outer
+                    self.template_structs.setdefault(inner.name, []).append(inner)
+                    self.nested_templates[inner.name] = (outer[0], outer[1])
                 if self.accept(";"):
                     continue
-                ftype = ast.TypeRef(inner.loc, inner.name)
+                ftype = self.nested_args(ast.TypeRef(inner.loc, inner.name))
             else:
                 ftype = self.type_ref()
             quals |= self.trailing_qualifiers()

@@ -269,3 +269,34 @@ def test_declared_struct_templates_and_their_specialisations_run():
 def test_undefined_template_instance_is_located():
     src = TRAITS.replace("USE", "Out[0] = clampMax(2u);")
     assert R.errors(R.compile_hlsl(src)) == ["6:54: implicit instantiation of undefined template 'Limits<uint>'"]
+
+
+NESTED_IN_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T, uint N>
+struct Grid {
+    struct Cell { T v[N]; T total() { T s = 0; for (uint i = 0; i < N; i++) s += v[i]; return s; }
+                  Cell doubled() { Cell c; for (uint i = 0; i < N; i++) c.v[i] = v[i] * 2; return c; } };
+    Cell cells[2];
+    Cell first() { return cells[0]; }
+    T all() { return cells[0].total() + cells[1].doubled().total(); }
+};
+[numthreads(1, 1, 1)]
+void main() {
+    Grid<float, 3> g;
+    for (uint i = 0; i < 3; i++) { g.cells[0].v[i] = i + 0.5; g.cells[1].v[i] = i * 10; }
+    Out[0] = g.all();
+    Out[1] = g.first().v[2];
+    Grid<int, 2> h; h.cells[0].v[0] = 7; h.cells[0].v[1] = 8; h.cells[1].v[0] = 1; h.cells[1].v[1] = 2;
+    Out[2] = h.all();
+    Out[3] = sizeof(Grid<float, 3>) + sizeof(Grid<int, 2>) * 100;
+}
+"""
+
+
+def test_struct_inside_a_struct_template_run():
+    """A struct defined inside a struct template uses the template's parameters (was 'unknown type name 'T''):
+    it becomes a template of them, named without them inside the outer one."""
+    out = R.cs(NESTED_IN_TEMPLATE, {"Out": R.storage(R.sentinel(4))})
+    g0, g1 = [i + 0.5 for i in range(3)], [i * 10 for i in range(3)]
+    assert R.unpack("f", out["Out"]) == [sum(g0) + 2 * sum(g1), g0[2], 7 + 8 + 2 * (1 + 2),
+                                         2 * 3 * 4 + 2 * 2 * 4 * 100]
