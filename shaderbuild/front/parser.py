@@ -694,12 +694,10 @@ class Parser:
         self.close_angle()
         return params, values, defaults, added
 
-    def member_template(self, sd: ast.StructDecl, templated: bool, attrs, quals: set[str]) -> None:
+    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str]) -> None:
         """`template<typename T> T get() {...}` in a struct: a member function template (its instances are
         made by the calls, sema/templates.py)."""
         loc = self.tok.loc
-        if templated:
-            raise error("a member function template inside a struct template is not supported", loc)
         params, values, defaults, added = self.template_parameters()
         try:
             if not params:
@@ -1247,7 +1245,7 @@ class Parser:
             attrs = self.attributes()
             quals = self.qualifiers()
             if self.at("template") and self.peek().is_punct("<"):
-                self.member_template(sd, templated, attrs, quals)
+                self.member_template(sd, attrs, quals)
                 continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())

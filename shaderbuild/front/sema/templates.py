@@ -251,12 +251,13 @@ class TemplateLowering(SemaBase):
             bound = self.deduce(d, args, values, explicit, errors)
             if bound is None:
                 continue
-            key = (id(d), tuple(bound))
+            key = (id(d), (st.name, *bound))       # (the instances of a struct template share d)
             info = self.function_instances.get(key)
             if info is None:
                 with self.template_depth(name, loc), self.function_context():
-                    self.scope = self.global_scope
-                    with self.template_bindings(d.template_params or [], bound, d.template_values):
+                    self.scope = self.global_scope      # (then a struct template instance's own parameters)
+                    with self.instance_context(st.name), \
+                            self.template_bindings(d.template_params or [], bound, d.template_values):
                         info = self.function_decl(d, method_of=st, register=False,
                                                   name=f"{d.name}<{', '.join(str(t) for t in bound)}>")
                         self.function_instances[key] = info
