@@ -319,3 +319,23 @@ def test_struct_inside_a_struct_template_run():
     g0, g1 = [i + 0.5 for i in range(3)], [i * 10 for i in range(3)]
     assert R.unpack("f", out["Out"]) == [sum(g0) + 2 * sum(g1), g0[2], 7 + 8 + 2 * (1 + 2),
                                          2 * 3 * 4 + 2 * 2 * 4 * 100]
+
+
+RESOURCE_PATTERNS = """RWStructuredBuffer<float> Out : register(u0);
+RWStructuredBuffer<int> Ints : register(u1);
+template<typename T> T fetch(RWStructuredBuffer<T> b, uint i) { return b[i]; }
+template<typename T> void put(RWStructuredBuffer<T> b, uint i, T v) { b[i] = v; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = fetch(Ints, 1) + 0.5;
+    put(Out, 1, 2.5f);
+    put(Ints, 2, fetch(Ints, 1) * 3);
+}
+"""
+
+
+def test_deduction_through_resource_types_run():
+    """T from a `RWStructuredBuffer<T>` parameter (was 'cannot deduce template parameter 'T'')."""
+    out = R.cs(RESOURCE_PATTERNS, {"Out": R.storage(R.sentinel(2)), "Ints": R.storage(R.pack("i", [0, 5, 0]))})
+    assert R.unpack("f", out["Out"]) == [5 + 0.5, 2.5]
+    assert R.unpack("i", out["Ints"]) == [0, 5, 5 * 3]

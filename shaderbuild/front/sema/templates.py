@@ -328,7 +328,7 @@ class TemplateLowering(SemaBase):
                        bound: dict[str, TemplateArg], shown: dict[str, str], errors: list[str]) -> bool:
         """The parameters a parameter type written with arguments names, from the argument's type: vector<T, N>
         from a vector (not a scalar: DXC's 'could not match'), matrix<T, R, C> from a matrix, Box<T> from an
-        instance of Box.  False on a conflict with an earlier deduction; a shape that does not fit binds nothing
+        instance of Box, StructuredBuffer<T> (any resource template) from a resource of that kind.  False on a conflict with an earlier deduction; a shape that does not fit binds nothing
         (the call is then refused as the argument does not convert)."""
         parts: list[TemplateArg]
         if ref.name == "vector" and isinstance(t, ir.Vector):
@@ -337,6 +337,8 @@ class TemplateLowering(SemaBase):
             parts = [t.elem, t.rows, t.cols]
         elif isinstance(t, ir.Struct) and self.instance_bindings.get(t.name, ("",))[0] == ref.name:
             parts = list(self.instance_bindings[t.name][2])
+        elif isinstance(t, ir.Resource) and t.kind == ref.name and t.elem is not None:   # StructuredBuffer<T>
+            parts = [t.elem, *([t.samples] if t.samples else [])]
         else:
             return True
         for a, got in zip(ref.args, parts):
