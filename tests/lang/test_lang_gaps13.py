@@ -339,3 +339,31 @@ def test_deduction_through_resource_types_run():
     out = R.cs(RESOURCE_PATTERNS, {"Out": R.storage(R.sentinel(2)), "Ints": R.storage(R.pack("i", [0, 5, 0]))})
     assert R.unpack("f", out["Out"]) == [5 + 0.5, 2.5]
     assert R.unpack("i", out["Ints"]) == [0, 5, 5 * 3]
+
+
+OWN_TYPE_STATICS = """RWStructuredBuffer<float> Out : register(u0);
+struct Ray {
+    float t;
+    static const Ray kDefault;
+    static Ray make(float v) { Ray r; r.t = v; return r; }
+    void reset() { this = kDefault; }
+    Ray twice() { return make(t * 2); }
+};
+static const Ray Ray::kDefault = { 9.5 };
+[numthreads(1, 1, 1)]
+void main() {
+    Ray r; r.t = 1.25;
+    Out[0] = r.twice().t;
+    r.reset();
+    Out[1] = r.t;
+    Out[2] = Ray::kDefault.t + Ray::make(3).t;
+}
+"""
+
+
+def test_methods_use_static_members_of_their_own_type_run():
+    """A method calling a static factory `static Ray make(...)`, or reading a `static const Ray` member: both are
+    declared after the struct (they have its type), and the method bodies were lowered before them ('use of
+    undeclared identifier 'make'')."""
+    out = R.cs(OWN_TYPE_STATICS, {"Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [1.25 * 2, 9.5, 9.5 + 3]

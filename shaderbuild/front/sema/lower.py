@@ -156,6 +156,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
         self.method_templates: dict[str, dict[str, list[ast.FuncDecl]]] = {}    # struct -> name -> templates
         self.injected: dict[str, str] = {}     # a struct template being instantiated -> the instance's name
+        self.deferred_bodies: list[FuncInfo] | None = None     # method bodies run() lowers after some statics
         self.instance_bindings: dict[str, tuple] = {}  # 'Box<float>' -> (template, parameters, arguments, values)
         self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
         self.saw_using = False
@@ -649,6 +650,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
+                    if self.deferred_bodies is not None:    # (run(): after the struct's own-type statics)
+                        self.deferred_bodies.append(info)
+                        continue
                     with self.function_context():     # a struct may be declared inside a function
                         self.function_body(info)
         return st
@@ -1291,8 +1295,27 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
-        for d in tu.decls:
+        decls, i = tu.decls, 0
+        while i < len(decls):
+            d, i = decls[i], i + 1
+            if not isinstance(d, ast.StructDecl) or d.template_params or i == len(decls) \
+                    or not _member_of(decls[i], d.name):
+                self.guarded(self.top_level, d)
+                continue
+            # static members of the struct's own type (declared after it): its method bodies wait for them
+            self.deferred_bodies = []
             self.guarded(self.top_level, d)
+            while i < len(decls) and _member_of(decls[i], d.name):
+                self.guarded(self.top_level, decls[i])
+                i += 1
+            waiting, self.deferred_bodies = self.deferred_bodies, None
+            for info in waiting:
+                try:
+                    with self.function_context():
+                        self.function_body(info)
+                except CompileError as e:       # (as guarded() records an error in the struct's own lowering)
+                    self.failed_items += 1
+                    self.errors.extend(e.diagnostics)
         if self.errors:
             raise CompileError(self.reported_errors())
         return self.build_module(main_file, source_files)
@@ -1754,6 +1777,11 @@ def _template_signature(d: ast.FuncDecl) -> tuple:
         args = ",".join(spelled(a) if isinstance(a, ast.TypeRef) else "?" for a in t.args)
         return position.get(t.name, t.name) + (f"<{args}>" if t.args else "")
     return (len(position), spelled(d.return_type), tuple((spelled(p.type), len(p.dims)) for p in d.params))
+
+
+def _member_of(d: ast.Node, struct: str) -> bool:
+    """A static member (data or function) of `struct` that the parser placed after it (it has the struct's type)."""
+    return isinstance(d, ast.VarDecl | ast.FuncDecl) and d.name.startswith(struct + "::")
 
 
 def _declared_only(d: ast.StructDecl) -> bool:
