@@ -293,7 +293,7 @@ class Parser:
         """A function (template) `name` is declared at file scope: it hides a struct of its name there, whichever
         comes first (C++ [basic.scope.declarative]: `f(2.5)` calls it; `struct f` still names the struct).
         ('()' + name marks the function for names_type; a namespace shares the file's scope dict: not marked.)"""
-        if not self.ns:
+        if not self.ns and name not in self.typedef_names:     # (a typedef clashes instead: sema's error)
             self.hiding[-1][name] = self.hiding[-1]["()" + name] = True
             self.ever_hidden.add(name)
 

@@ -213,3 +213,12 @@ def test_hidden_struct_needs_its_tag_and_typedefs_clash(first, second, use, wher
     """clang's words: a hidden struct named without `struct` in a declaration; a typedef is never hidden."""
     src = f"RWStructuredBuffer<float> Out : register(u0);\n{first}\n{second}\n[numthreads(1, 1, 1)]\nvoid main() {{ {use} }}\n"
     assert R.errors(R.compile_hlsl(src, target=target)) == [f"{where}: {message}"]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_a_function_does_not_hide_a_typedef(target):
+    """A typedef is never hidden (C++): a function named like one stays sema's clash, even with later uses of the
+    typedef (the parser must not read them as hidden)."""
+    src = ("RWStructuredBuffer<float> Out : register(u0);\ntypedef float Foo;\nfloat Foo(float x) { return x; }\n"
+           "[numthreads(1, 1, 1)]\nvoid main() { Foo y = 1; Out[0] = y; }\n")
+    assert R.errors(R.compile_hlsl(src, target=target)) == ["3:7: redefinition of 'Foo' as a different kind of symbol"]
