@@ -1870,6 +1870,13 @@ class Parser:
             while self.at("::"):
                 self.advance()
                 name += "::" + self.ident().text
+            if name != t.text and self.at("<") and self.scoped(name, self.template_funcs) in self.template_funcs:
+                self.advance()              # `M::sq<float>(x)`: a namespace's function template, arguments given
+                targs = [self.template_arg()]
+                while self.accept(","):
+                    targs.append(self.template_arg())
+                self.close_angle()
+                return ast.Name(t.loc, self.scoped(name, self.template_funcs), targs)
             return ast.Name(t.loc, name)
         if t.is_punct("::") and self.peek().kind is TokKind.IDENT:     # `::f()`: the global name
             self.advance()

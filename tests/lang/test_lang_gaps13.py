@@ -367,3 +367,23 @@ def test_methods_use_static_members_of_their_own_type_run():
     undeclared identifier 'make'')."""
     out = R.cs(OWN_TYPE_STATICS, {"Out": R.storage(R.sentinel(3))})
     assert R.unpack("f", out["Out"]) == [1.25 * 2, 9.5, 9.5 + 3]
+
+
+QUALIFIED_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
+namespace M {
+    template<typename T> T sq(T x) { return x * x; }
+    namespace Inner { template<typename T, int K> T times(T x) { return x * K; } }
+    struct P { float v; float get() { return sq(v); } };
+}
+[numthreads(1, 1, 1)]
+void main() {
+    M::P p; p.v = 1.5;
+    Out[0] = M::sq<float>(0.5) + M::Inner::times<int, 3>(4) + p.get();
+}
+"""
+
+
+def test_qualified_function_template_with_arguments_run():
+    """`M::sq<float>(x)` (was 'expected '(' after type name 'float''), nested namespaces, value arguments."""
+    out = R.cs(QUALIFIED_TEMPLATE, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [0.5 * 0.5 + 4 * 3 + 1.5 * 1.5]
