@@ -729,6 +729,16 @@ class Parser:
                                           attributes=[ast.Attribute(t.loc, ast.DECLARED_ONLY)]))
             return out
         effect = self.at_effect_object()
+        if top_level and self.at("interface") and self.peek().kind is TokKind.IDENT and (
+                self.peek(2).is_punct("{") or self.peek(2).is_punct(":")):
+            sd = self.struct_decl()     # DXC's `interface I { float f(); };`: a struct of method declarations
+            if sd.base is not None:
+                raise error("interfaces cannot inherit from other types", sd.base.loc)
+            if sd.fields or any(m.body is not None for m in sd.methods):
+                raise error("an interface declares methods only, without bodies", sd.loc)
+            sd.methods = []             # (pure: a class deriving from it defines them; nothing calls them here)
+            self.expect(";", "after interface")
+            return [sd]
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             out.append(sd)

@@ -387,3 +387,29 @@ def test_qualified_function_template_with_arguments_run():
     """`M::sq<float>(x)` (was 'expected '(' after type name 'float''), nested namespaces, value arguments."""
     out = R.cs(QUALIFIED_TEMPLATE, {"Out": R.storage(R.sentinel(1))})
     assert R.unpack("f", out["Out"]) == [0.5 * 0.5 + 4 * 3 + 1.5 * 1.5]
+
+
+INTERFACES = """RWStructuredBuffer<float> Out : register(u0);
+interface IShape { float area(); float scaled(float k); };
+class Square : IShape { float s; float area() { return s * s; } float scaled(float k) { return area() * k; } };
+class Foo { float x; float get() { return x * 2; } };
+[numthreads(1, 1, 1)]
+void main() {
+    Square q; q.s = 3;
+    Foo f; f.x = 1.25;
+    Out[0] = q.area() + q.scaled(2) * 10 + f.get() * 1000;
+    Out[1] = sizeof(Square);
+}
+"""
+
+
+def test_interfaces_and_classes_run():
+    """DXC's `interface` (a struct of method declarations) as a class's base (was 'unknown type name
+    'interface''); `class` members are public in HLSL."""
+    out = R.cs(INTERFACES, {"Out": R.storage(R.sentinel(2))})
+    assert R.unpack("f", out["Out"]) == [9 + 9 * 2 * 10 + 1.25 * 2 * 1000, 4]
+
+
+def test_interface_with_a_body_is_located():
+    src = INTERFACES.replace("float area(); float scaled", "float area() { return 1; } float scaled")
+    assert R.errors(R.compile_hlsl(src)) == ["2:11: an interface declares methods only, without bodies"]
