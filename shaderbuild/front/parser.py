@@ -1249,9 +1249,11 @@ class Parser:
     def struct_body(self, sd: ast.StructDecl, templated: bool = False) -> None:
         """`templated`: a struct template or specialisation, whose static data members each instance has."""
         name = sd.name
+        statics: list[tuple[ast.FuncDecl, set[str]]] = []      # static member functions, the names their code uses
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
+            start = self.pos
             attrs = self.attributes()
             quals = self.qualifiers()
             if self.at("template") and self.peek().is_punct("<"):
@@ -1304,6 +1306,7 @@ class Parser:
                     self.static_funcs.add(fn.name)
                     uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
                     (self.hoisted_after if uses_self else self.hoisted).append(fn)
+                    statics.append((fn, {t.text for t in self.toks[start:self.pos] if t.kind is TokKind.IDENT}))
                 else:
                     sd.methods.append(fn)
                 continue
@@ -1324,6 +1327,29 @@ class Parser:
                     break
                 fname = self.decl_name("a field name")
             self.expect(";", "after struct field")
+        if len(statics) > 1:
+            self.declare_later_statics(name, statics)
+
+    def declare_later_statics(self, name: str, statics: list[tuple[ast.FuncDecl, set[str]]]) -> None:
+        """A static member function calling one declared after it in the struct (legal C++: the class is
+        complete in its bodies): a declaration of the later one goes before the first caller.  Only then, so
+        the order of every other program's functions stays as written."""
+        for lst in (self.hoisted, self.hoisted_after):
+            ours = [(fn, used) for fn, used in statics if any(x is fn for x in lst)]
+            for i, (fn, used) in enumerate(ours):
+                for later, _ in ours[i + 1:]:
+                    short = later.name[len(name) + 2:]
+                    if short not in used or any(isinstance(x, ast.FuncDecl) and x.body is None and x.name == later.name
+                                                for x in lst):
+                        continue
+                    import copy  # here: only this rare case needs it (cold start, issue 23)
+
+                    proto = copy.copy(later)
+                    proto.body = None
+                    proto.params = [copy.copy(p) for p in later.params]
+                    for p in proto.params:
+                        p.init = None       # (default arguments stay on the definition)
+                    lst.insert(next(k for k, x in enumerate(lst) if x is fn), proto)
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:
         kw = self.advance()

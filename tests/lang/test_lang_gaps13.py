@@ -413,3 +413,33 @@ def test_interfaces_and_classes_run():
 def test_interface_with_a_body_is_located():
     src = INTERFACES.replace("float area(); float scaled", "float area() { return 1; } float scaled")
     assert R.errors(R.compile_hlsl(src)) == ["2:11: an interface declares methods only, without bodies"]
+
+
+LATER_STATICS = """RWStructuredBuffer<float> Out : register(u0);
+struct S {
+    float a() { return b() + c; }
+    float b() { return 2; }
+    float c;
+    static float k(float x = 1) { return helperLater(x) * 10; }
+    static float helperLater(float x) { return x + 5; }
+};
+struct R {
+    float t;
+    static R make(float v = 2) { return build(v * 3); }
+    static R build(float v) { R r; r.t = v; return r; }
+};
+[numthreads(1, 1, 1)]
+void main() {
+    S s; s.c = 1;
+    Out[0] = s.a();
+    Out[1] = S::k() + S::k(2) * 1000;
+    Out[2] = R::make().t + R::make(5).t * 100;
+}
+"""
+
+
+def test_static_member_functions_call_later_ones_run():
+    """A static member function calling one declared after it in the struct (was 'use of undeclared identifier
+    'helperLater''), also among those returning the struct; default arguments stay usable."""
+    out = R.cs(LATER_STATICS, {"Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [2 + 1, (1 + 5) * 10 + (2 + 5) * 10 * 1000, 2 * 3 + 5 * 3 * 100]
