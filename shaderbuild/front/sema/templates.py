@@ -11,6 +11,9 @@ from .base import SemaBase, Undo
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope
 
 TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 # instantiations inside instantiations (each level nests a struct in a struct, or a call in a body):
 # above real shaders (a template calling itself must deduce a new type each time), low enough that
 # a struct doubling at each level (2^16 components) is still cheap to walk; 20 levels took 1.3 s
@@ -211,13 +214,9 @@ class TemplateLowering(SemaBase):
     # ------------------------------------------------------------------ functions
     def template_call(self, name: str, args: list[ast.Expr], explicit: list[ast.TypeRef | ast.Expr] | None,
                       loc: SourceLoc) -> ir.Expr:
-        decls = self.func_templates[name]
         values, is_place = self.lower_args(args)
         errors: list[str] = []
-        for d in decls:
-            bound = self.deduce(d, args, values, explicit, errors)
-            if bound is None:
-                continue
+        for d, bound in self.deduced(self.func_templates[name], args, values, explicit, errors):
             with self.template_depth(name, loc):
                 info = self.instantiate_function(d, bound)
             best = self.resolve_overload(name, [info], args, values, loc)
@@ -232,14 +231,19 @@ class TemplateLowering(SemaBase):
         """The instances of the templates `decls` that deduce from the arguments (id -> instance, template,
         arguments), to rank beside the plain functions of the name (CallLowering.user_call)."""
         out: dict[int, tuple[FuncInfo, ast.FuncDecl, list[TemplateArg]]] = {}
-        errors: list[str] = []
-        for d in decls:
-            bound = self.deduce(d, args, values, None, errors)
-            if bound is not None:
-                with self.template_depth(name, loc):
-                    info = self.instantiate_function(d, bound)
-                out[id(info)] = (info, d, bound)
+        for d, bound in self.deduced(decls, args, values, None, []):
+            with self.template_depth(name, loc):
+                info = self.instantiate_function(d, bound)
+            out[id(info)] = (info, d, bound)
         return out
+
+    def deduced(self, decls: list[ast.FuncDecl], args, values, explicit, errors: list[str]
+                ) -> Iterator[tuple[ast.FuncDecl, list[TemplateArg]]]:
+        """Each template of `decls` whose parameters deduce from the arguments, with them (errors: why not)."""
+        for d in decls:
+            bound = self.deduce(d, args, values, explicit, errors)
+            if bound is not None:
+                yield d, bound
 
     def method_template_call(self, st: ir.Struct, decls: list[ast.FuncDecl], name: str, args: list[ast.Expr],
                              explicit: list[ast.TypeRef | ast.Expr] | None, loc: SourceLoc, this: ir.Expr) -> ir.Expr:
@@ -247,10 +251,7 @@ class TemplateLowering(SemaBase):
         template's, instantiated once per struct and arguments as a method of the struct."""
         values, is_place = self.lower_args(args)
         errors: list[str] = []
-        for d in decls:
-            bound = self.deduce(d, args, values, explicit, errors)
-            if bound is None:
-                continue
+        for d, bound in self.deduced(decls, args, values, explicit, errors):
             key = (id(d), (st.name, *bound))       # (the instances of a struct template share d)
             info = self.function_instances.get(key)
             if info is None:
