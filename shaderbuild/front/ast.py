@@ -27,6 +27,10 @@ class TypeRef(Node):
     hint: str | None = None       # a name not declared where written: the type one typo away, for sema's error
 
 
+# the attribute name marking a struct template declared without a body (`template<typename T> struct Traits;`)
+DECLARED_ONLY = "<declared only>"
+
+
 class Attribute(Node):
     """`[name(args)]` or `[[ns::name(args)]]`; name includes the namespace ('vk::binding')."""
 

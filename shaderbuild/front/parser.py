@@ -210,6 +210,12 @@ class Parser:
         self.ever_hidden: set[str] = set()      # (a fast test: most programs hide nothing)
         self.typedef_names: set[str] = set()    # (a hidden typedef has no tag to name it by)
         self.template_funcs: set[str] = set()
+        # alias templates: name -> (parameters, the non-type ones' types, defaults, the aliased type)
+        self.alias_templates: dict[str, tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
+                                              ast.TypeRef]] = {}
+        self.template_stack: list[tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr]]] = []
+        # a struct defined inside a struct template: a template of the outer's parameters, named without them there
+        self.nested_templates: dict[str, tuple[list[str], dict[str, ast.TypeRef]]] = {}
         self.depth = 0
         self.switches = 0       # the switch bodies being read (a label outside their sections is refused)
         self.hoisted: list[ast.Node] = []    # struct definitions met inside another declaration, to emit first
@@ -302,9 +308,18 @@ class Parser:
             self.ever_hidden.add(name)
 
     def names_type(self, name: str) -> None:
-        """A type named `name` is declared in the current scope: it is visible again there."""
-        if name in self.ever_hidden:
+        """A type named `name` is declared in the current scope: it is visible again there (unless a function
+        of its name is declared there too)."""
+        if name in self.ever_hidden and "()" + name not in self.hiding[-1]:
             self.hiding[-1][name] = False
+
+    def names_function(self, name: str) -> None:
+        """A function (template) `name` is declared at file scope: it hides a struct of its name there, whichever
+        comes first (C++ [basic.scope.declarative]: `f(2.5)` calls it; `struct f` still names the struct).
+        ('()' + name marks the function for names_type; a namespace shares the file's scope dict: not marked.)"""
+        if not self.ns and name not in self.typedef_names:     # (a typedef clashes instead: sema's error)
+            self.hiding[-1][name] = self.hiding[-1]["()" + name] = True
+            self.ever_hidden.add(name)
 
     def declared_type(self) -> ast.TypeRef:
         """The type of a declaration: a type name a variable hides needs its tag (C++)."""
@@ -388,10 +403,12 @@ class Parser:
         if isinstance(inner, ast.IfStmt) and id(inner) in self.else_locs:
             self.warn("add explicit braces to avoid dangling else", self.else_locs[id(inner)])
 
-    def take_hoisted(self, new: list[ast.Node]) -> list[ast.Node]:
-        """`new` declarations with the hoisted ones before (nested structs) and after (static members)."""
-        out = [*self.hoisted, *new, *self.hoisted_after]
-        self.hoisted, self.hoisted_after = [], []
+    def take_hoisted(self, new: list[ast.Node], mark: tuple[int, int] = (0, 0)) -> list[ast.Node]:
+        """`new` declarations with the hoisted ones before (nested structs) and after (static members); mark:
+        the lengths of both lists when `new` began (a local declaration in a method must leave its struct's
+        static members, still pending, to the struct)."""
+        out = [*self.hoisted[mark[0]:], *new, *self.hoisted_after[mark[1]:]]
+        del self.hoisted[mark[0]:], self.hoisted_after[mark[1]:]
         return out
 
     def enter(self, loc: SourceLoc) -> None:
@@ -640,6 +657,81 @@ class Parser:
 
     def template_decl(self, attrs) -> list[ast.Node]:
         """template<typename T, class U, uint N> followed by a function or struct (HLSL 2021)."""
+        params, values, defaults, added = self.template_parameters()
+        if self.at("using"):
+            try:
+                return self.alias_template(params, values, defaults)
+            finally:
+                self.user_types.difference_update(added)
+        self.template_head = True
+        self.template_stack.append((params, values, defaults))
+        try:
+            decls = self.declaration(attrs, top_level=True)
+        finally:
+            self.user_types.difference_update(added)
+            self.template_head = False
+            self.template_stack.pop()
+        for d in decls:
+            if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
+                raise error("function template partial specialization is not allowed", d.loc)
+            if isinstance(d, ast.FuncDecl) and d.spec_args is None and not params:
+                d.spec_args = []        # `template<> void f(Stuff x)`: the arguments follow from the parameters
+            if isinstance(d, ast.StructDecl) and d.spec_args is None and not params:
+                raise error(f"explicit specialization of '{d.name}' needs template arguments", d.loc)
+            if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
+                d.template_params = params
+                d.template_values = values
+                d.template_defaults = defaults
+                if isinstance(d, ast.FuncDecl):
+                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
+            else:
+                raise error("only functions and structs can be templates", d.loc)
+        return decls
+
+    def alias_template(self, params: list[str], values: dict[str, ast.TypeRef],
+                       defaults: dict[str, ast.TypeRef | ast.Expr]) -> list[ast.Node]:
+        """`template<typename T> using Vec3 = vector<T, 3>;`: remembered here, and each use `Vec3<int>` is read as
+        the aliased type with the arguments put in (type_ref), so sema never sees the alias."""
+        self.advance()
+        t = self.decl_name("a type alias name")
+        self.expect("=", "after the alias name")
+        ref = self.type_ref()
+        if self.at("["):
+            raise error("an alias template of an array type is not supported", self.tok.loc)
+        self.expect(";", "after the alias declaration")
+        name = self.qualified(t.text)
+        if not params or name in self.user_types:
+            raise error(f"redefinition of '{t.text}'" if params else "an alias template needs parameters", t.loc)
+        self.alias_templates[name] = (params, values, defaults, ref)
+        self.user_types.add(name)
+        return []
+
+    def expand_alias(self, use: ast.TypeRef) -> ast.TypeRef:
+        """The type an alias template's use `A<args>` stands for."""
+        params, values, defaults, target = self.alias_templates[use.name]
+        args = [*use.args, *(defaults[p] for p in params[len(use.args):] if p in defaults)]
+        if len(args) != len(params) or len(use.args) > len(params):
+            raise error(f"'{use.name}' takes {len(params)} template argument{'s' if len(params) != 1 else ''}",
+                        use.loc)
+        for p, a in zip(params, args):
+            if (p in values) != (not isinstance(a, ast.TypeRef)):
+                kind = "an expression" if p in values else "a type"
+                raise error(f"template argument for '{p}' of '{use.name}' must be {kind}", a.loc)
+        bound = dict(zip(params, args))
+
+        def put(r: ast.TypeRef) -> ast.TypeRef:
+            got = bound.get(r.name)
+            if isinstance(got, ast.TypeRef) and not r.args:
+                return got
+            return ast.TypeRef(r.loc, r.name, [put(a) if isinstance(a, ast.TypeRef) else
+                                               bound.get(a.name, a) if isinstance(a, ast.Name) else a
+                                               for a in r.args], r.pack, r.major, r.norm, r.hint)
+        return put(target)
+
+    def template_parameters(self) -> tuple[list[str], dict[str, ast.TypeRef], dict[str, ast.TypeRef | ast.Expr],
+                                           list[str]]:
+        """`template<...>`: the parameters, the non-type ones' types, the defaults, and the type parameters
+        made type names here (the caller removes them after the declaration)."""
         self.advance()
         self.expect("<", "after 'template'")
         params: list[str] = []
@@ -669,28 +761,28 @@ class Parser:
             if not self.accept(","):
                 break
         self.close_angle()
-        self.template_head = True
+        return params, values, defaults, added
+
+    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str]) -> None:
+        """`template<typename T> T get() {...}` in a struct: a member function template (its instances are
+        made by the calls, sema/templates.py)."""
+        loc = self.tok.loc
+        params, values, defaults, added = self.template_parameters()
         try:
-            decls = self.declaration(attrs, top_level=True)
+            if not params:
+                raise error("explicit specialization of a member function template is not supported", loc)
+            quals |= self.qualifiers()
+            ret = self.type_ref()
+            quals |= self.trailing_qualifiers()
+            fname = self.decl_name("a member function name")
+            if not self.at("(") or "static" in quals:
+                raise error("only non-static member functions can be member templates", fname.loc)
+            fn = self.function(ret, fname, attrs, quals)
         finally:
             self.user_types.difference_update(added)
-            self.template_head = False
-        for d in decls:
-            if isinstance(d, ast.FuncDecl) and d.spec_args is not None and params:
-                raise error("function template partial specialization is not allowed", d.loc)
-            if isinstance(d, ast.FuncDecl) and d.spec_args is None and not params:
-                d.spec_args = []        # `template<> void f(Stuff x)`: the arguments follow from the parameters
-            if isinstance(d, ast.StructDecl) and d.spec_args is None and not params:
-                raise error(f"explicit specialization of '{d.name}' needs template arguments", d.loc)
-            if isinstance(d, (ast.FuncDecl, ast.StructDecl)):
-                d.template_params = params
-                d.template_values = values
-                d.template_defaults = defaults
-                if isinstance(d, ast.FuncDecl):
-                    self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
-            else:
-                raise error("only functions and structs can be templates", d.loc)
-        return decls
+        fn.template_params, fn.template_values, fn.template_defaults = params, values, defaults
+        sd.methods.append(fn)
+        self.template_funcs.add(self.qualified(fn.name))     # `conv<float>()` in a later method: S::conv
 
     def declaration(self, attrs: list[ast.Attribute], top_level: bool) -> list[ast.Node]:
         """[qualifiers] type declarator (, declarator)* ;  or a function definition."""
@@ -699,10 +791,24 @@ class Parser:
         out: list[ast.Node] = []
         if (self.at("struct") or self.at("class")) and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct(";"):
             self.advance()              # `struct S;` declares S, defined later (as in DXC)
-            self.user_types.add(self.qualified(self.advance().text))
+            t = self.advance()
+            self.user_types.add(self.qualified(t.text))
             self.advance()
+            if self.template_head:      # a struct template declared only: its specialisations may follow
+                out.append(ast.StructDecl(t.loc, self.qualified(t.text), [], [], None, namespaces=tuple(self.ns),
+                                          attributes=[ast.Attribute(t.loc, ast.DECLARED_ONLY)]))
             return out
         effect = self.at_effect_object()
+        if top_level and self.at("interface") and self.peek().kind is TokKind.IDENT and (
+                self.peek(2).is_punct("{") or self.peek(2).is_punct(":")):
+            sd = self.struct_decl()     # DXC's `interface I { float f(); };`: a struct of method declarations
+            if sd.base is not None:
+                raise error("interfaces cannot inherit from other types", sd.base.loc)
+            if sd.fields or any(m.body is not None for m in sd.methods):
+                raise error("an interface declares methods only, without bodies", sd.loc)
+            sd.methods = []             # (pure: a class deriving from it defines them; nothing calls them here)
+            self.expect(";", "after interface")
+            return [sd]
         if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
             sd = self.struct_decl()
             out.append(sd)
@@ -744,6 +850,7 @@ class Parser:
         if top_level and self.at("<") and name_tok.text in self.template_structs:
             return self.template_static_definition(type_ref, name_tok)
         if self.at("(") and top_level and not effect:
+            self.names_function(name_tok.text)
             fn = self.function(type_ref, name_tok, attrs, quals)
             fn.spec_args = spec_args
             out.append(fn)
@@ -862,6 +969,15 @@ class Parser:
                 while self.accept(","):
                     ref.args.append(self.template_arg())
             self.close_angle()
+        if name in self.alias_templates:
+            return self.expand_alias(ref)
+        return self.nested_args(ref) if name in self.nested_templates else ref
+
+    def nested_args(self, ref: ast.TypeRef) -> ast.TypeRef:
+        """`Inner` written inside Box<T>, for a struct defined there: Box::Inner<T> (the outer's parameters)."""
+        if ref.name in self.nested_templates and not ref.args:
+            params, values = self.nested_templates[ref.name]
+            ref.args = [ast.Name(ref.loc, p) if p in values else ast.TypeRef(ref.loc, p) for p in params]
         return ref
 
     def template_arg(self) -> ast.TypeRef | ast.Expr:
@@ -1207,12 +1323,17 @@ class Parser:
     def struct_body(self, sd: ast.StructDecl, templated: bool = False) -> None:
         """`templated`: a struct template or specialisation, whose static data members each instance has."""
         name = sd.name
+        statics: list[tuple[ast.FuncDecl, set[str]]] = []      # static member functions, the names their code uses
         while not self.at("}"):
             if self.tok.kind is TokKind.EOF:
                 self.fail("expected '}' to end the struct")
+            first = self.pos
             attrs = self.attributes()
             start = self.tok.loc
             quals = self.qualifiers()
+            if self.at("template") and self.peek().is_punct("<"):
+                self.member_template(sd, attrs, quals)
+                continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
                 self.expect(";", "after enum")
@@ -1220,9 +1341,14 @@ class Parser:
             if (self.at("struct") or self.at("class")) and not self.at_struct_specifier():
                 inner = self.struct_decl()        # `struct { ... } member;`: the struct is declared first
                 self.hoisted.append(inner)
+                outer = self.template_stack[-1] if templated and self.template_stack else None
+                if outer is not None and outer[0]:      # in Box<T>: the template Box::Inner<T>
+                    inner.template_params, inner.template_values, inner.template_defaults = outer
+                    self.template_structs.setdefault(inner.name, []).append(inner)
+                    self.nested_templates[inner.name] = (outer[0], outer[1])
                 if self.accept(";"):
                     continue
-                ftype = ast.TypeRef(inner.loc, inner.name)
+                ftype = self.nested_args(ast.TypeRef(inner.loc, inner.name))
             else:
                 ftype = self.type_ref()
             quals |= self.trailing_qualifiers()
@@ -1259,6 +1385,7 @@ class Parser:
                     self.static_funcs.add(fn.name)
                     uses_self = name in (fn.return_type.name, *(p.type.name for p in fn.params))
                     (self.hoisted_after if uses_self else self.hoisted).append(fn)
+                    statics.append((fn, {t.text for t in self.toks[first:self.pos] if t.kind is TokKind.IDENT}))
                 else:
                     sd.methods.append(fn)
                 continue
@@ -1279,6 +1406,29 @@ class Parser:
                     break
                 fname = self.decl_name("a field name")
             self.expect(";", "after struct field")
+        if len(statics) > 1:
+            self.declare_later_statics(name, statics)
+
+    def declare_later_statics(self, name: str, statics: list[tuple[ast.FuncDecl, set[str]]]) -> None:
+        """A static member function calling one declared after it in the struct (legal C++: the class is
+        complete in its bodies): a declaration of the later one goes before the first caller.  Only then, so
+        the order of every other program's functions stays as written."""
+        for lst in (self.hoisted, self.hoisted_after):
+            ours = [(fn, used) for fn, used in statics if any(x is fn for x in lst)]
+            for i, (fn, used) in enumerate(ours):
+                for later, _ in ours[i + 1:]:
+                    short = later.name[len(name) + 2:]
+                    if short not in used or any(isinstance(x, ast.FuncDecl) and x.body is None and x.name == later.name
+                                                for x in lst):
+                        continue
+                    import copy  # here: only this rare case needs it (cold start, issue 23)
+
+                    proto = copy.copy(later)
+                    proto.body = None
+                    proto.params = [copy.copy(p) for p in later.params]
+                    for p in proto.params:
+                        p.init = None       # (default arguments stay on the definition)
+                    lst.insert(next(k for k, x in enumerate(lst) if x is fn), proto)
 
     def cbuffer(self, attrs) -> ast.CBufferDecl:
         kw = self.advance()
@@ -1528,9 +1678,10 @@ class Parser:
 
     def decl_statement(self) -> ast.DeclStmt:
         loc = self.tok.loc
+        mark = len(self.hoisted), len(self.hoisted_after)
         if self.at("typedef"):
             tds = self.typedef()
-            return ast.DeclStmt(loc, self.take_hoisted([*tds]))  # type: ignore[arg-type]  # hoisted: structs
+            return ast.DeclStmt(loc, self.take_hoisted([*tds], mark))  # type: ignore[arg-type]  # hoisted: structs
         if self.at("using"):
             return ast.DeclStmt(loc, self.using())  # type: ignore[arg-type]  # an alias or a directive
         if self.at("enum"):
@@ -1540,7 +1691,7 @@ class Parser:
         if self.at("static_assert"):
             return ast.DeclStmt(loc, [self.static_assert()])
         decls = self.declaration([], top_level=False)
-        return ast.DeclStmt(loc, self.take_hoisted(decls))  # type: ignore[arg-type]  # no functions below top level
+        return ast.DeclStmt(loc, self.take_hoisted(decls, mark))  # type: ignore[arg-type]  # no functions below top level
 
     def switch(self, attrs) -> ast.SwitchStmt:
         loc = self.advance().loc
@@ -1550,8 +1701,6 @@ class Parser:
         self.expect("{", "to begin the switch body")
         self.enter(loc)
         sections: list[tuple[list[ast.CaseLabel], list[ast.Stmt]]] = []
-        if not (self.at("case") or self.at("default") or self.at("}")):
-            self.fail("expected 'case' or 'default'")
         self.switches += 1
         try:
             self.switch_items(sections, False)
@@ -1587,6 +1736,8 @@ class Parser:
                 self.advance()
                 self.leave()
                 continue
+            if not sections:        # (clang takes it, never run; `{ case 0: ... }` first is the block above)
+                self.fail("expected 'case' or 'default'")
             st = self.item(self.statement)
             if st is None:
                 continue
@@ -1860,6 +2011,13 @@ class Parser:
             while self.at("::"):
                 self.advance()
                 name += "::" + self.ident().text
+            if name != t.text and self.at("<") and self.scoped(name, self.template_funcs) in self.template_funcs:
+                self.advance()              # `M::sq<float>(x)`: a namespace's function template, arguments given
+                targs = [self.template_arg()]
+                while self.accept(","):
+                    targs.append(self.template_arg())
+                self.close_angle()
+                return ast.Name(t.loc, self.scoped(name, self.template_funcs), targs)
             return ast.Name(t.loc, name)
         if t.is_punct("::") and self.peek().kind is TokKind.IDENT:     # `::f()`: the global name
             self.advance()

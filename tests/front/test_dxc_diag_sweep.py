@@ -160,6 +160,8 @@ TD_NAMES = (
 
 # diagnostic -> (program, profile, "line:col" of our error, a phrase of its message[, compile options])
 REJECTED: dict[str, tuple] = {
+    "err_hlsl_interfaces_cannot_inherit": ("interface I1 { float f(); };\ninterface I2 : I1 { float g(); };\n" + PS + E,
+                                           "ps_6_0", "2:16", "interfaces cannot inherit from other types"),
     "err_hlsl_array_element_index_out_of_bounds": (PS + "    float a[2] = {1, 2};\n    return a[2];\n}\n", "ps_6_0",
                                                    "3:14", "index 2 is out of bounds"),
     "err_hlsl_attribute_expects_string_literal": (PC + HS.format(d="tri", n=3).replace('"tri"', "3"), "hs_6_0",
@@ -550,7 +552,6 @@ NOT_APPLICABLE: dict[str, str] = {
                                              "DXR entry each (subobject/library rules in test_dxr_errors.py)",
     "err_hlsl_bitfields": "HLSL 2021 has bit-fields (sema/bitfields.py); the error is for -HV 2018 and earlier",
     "err_hlsl_half_load_store": "used nowhere in DXC's sources (LoadHalf/StoreHalf are no HLSL methods)",
-    "err_hlsl_interfaces_cannot_inherit": "`interface` declarations are not implemented: every one is refused",
     "err_hlsl_vector_member_on_long_vector": _SM69 + " (vectors of over 4 elements)",
     "err_hlsl_unsupported_payload_access_qualifier": _PAYLOAD,
     "err_hlsl_unsupported_payload_access_qualifier_struct": _PAYLOAD,

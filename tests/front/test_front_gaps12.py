@@ -1,6 +1,7 @@
 """Front-end gaps of issue 20 (round 12): DXC's element rule for the comparison samples (its
 IsValidObjectElement refuses an integer texture for SampleCmp, SampleCmpLevel and SampleCmpLevelZero at every
-shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there); case labels inside plain
+shader model, while GatherCmp and SampleCmpBias/Grad are not restricted there; DXC's validator refuses the
+latter two, see test_front_gaps13.py); case labels inside plain
 blocks of a switch (legal C++; DXC's SPIR-V emitter looks for them in compound statements).  The shaders are
 our own; the expected values come from the Python models here.  A function template declared, called, then
 defined (C++ instantiates it at the end of the file).  A struct template named like a function (template): clang's
@@ -131,7 +132,7 @@ def test_case_labels_we_do_not_flatten_are_refused(body, message, target):
 LATE_TEMPLATE = """RWStructuredBuffer<float> Out : register(u0);
 template<typename T> T scaled(T x, T k);
 template<typename T> T twice(T);
-float viaHelper(float v) { return scaled(v, 4.0) + twice<int>(3); }
+float viaHelper(float v) { return scaled(v, 4.0f) + twice<int>(3); }
 [numthreads(1, 1, 1)]
 void main() {
     Out[0] = twice(3.5);
@@ -183,8 +184,7 @@ def test_struct_template_named_like_a_function(first, second, col, target):
 @pytest.mark.parametrize("target", ["spirv", "dxil"])
 def test_plain_struct_and_function_template_may_share_a_name(target):
     """C++ lets a function (template) hide a plain struct of its name (only a class template's name is its
-    own): the control that the check above is about templates.  (Not called here: `f(2.5)` takes the struct
-yet, a gap of its own.)"""
+    own): the control that the check above is about templates.  (Called, executed: test_front_gaps13.py.)"""
     src = NAMED_TWICE.replace("FIRST", "struct f { float v; };").replace(
         "SECOND", "template<typename T> T f(T x) { return x; }")
     res = R.compile_hlsl(src, target=target)

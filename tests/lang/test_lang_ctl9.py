@@ -240,7 +240,7 @@ HLSL2021 = SlotTable("ctl9_hlsl2021", "int", [
          " R = d.a + d.get() * 10 + d.sum() * 100000 + bb.get() * 100 + d.B::get() * 1000;",
          5 + 1000 * 10 + (5 + 3 + 1000) * 100000 + 10 * 100 + 10 * 1000, stmt=True),
     case("function_and_struct_templates", "P2<int> p = {k2, k3};"
-         " R = tmax(k4, 3) + (int)tmax(2.5f, 1.5f) * 10 + p.sum() * 100 + add3<int>(1, 2, 3) * 1000;",
+         " R = tmax(k4, k3) + (int)tmax(2.5f, 1.5f) * 10 + p.sum() * 100 + add3<int>(1, 2, 3) * 1000;",
          4 + 2 * 10 + 5 * 100 + 6 * 1000, stmt=True),
     case("enums_values_casts_underlying", "C c = C::B2; R = (int)C::G + E1B * 10 + (int)(E1)k2 * 100"
          " + (c == C::B2 ? 1000 : 0) + (int)sizeof(E16) * 10000 + ((int)U::Big == -1 ? 100000 : 0);",

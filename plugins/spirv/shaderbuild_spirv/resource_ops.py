@@ -132,9 +132,6 @@ def _sample(fe: ExprEmitter, e: Intrinsic) -> int:
     if implicit:
         compute_derivatives(fe.ctx)
     p = _resource(fe, e)
-    if dref and fe.texel4(p.rv.rtype)[0].kind != "float":
-        raise error(f"'{e.name}' of an integer texture ('{p.rv.rtype}') is not supported when targeting SPIR-V: "
-                    "Vulkan compares depth (float) formats only")
     si = _sampled_image(fe, e, p)
     coord = fe.expr(e.args[2])
     pos = 3

@@ -60,6 +60,9 @@ class SemaBase:
         subobjects: list[ir.Subobject]          # state-object subobjects (sema/subobjects.py)
         field_locs: dict[ir.Struct, tuple[SourceLoc | None, ...]]   # each struct's members' declarations
         methods: dict[str, dict[str, list[FuncInfo]]]
+        method_templates: dict[str, dict[str, list[ast.FuncDecl]]]
+        injected: dict[str, str]
+        instance_bindings: dict[str, tuple]
         saw_using: bool
         fn: ir.Function | None
         fn_info: FuncInfo | None
@@ -193,4 +196,13 @@ class SemaBase:
 
         def template_call(self, name: str, args: list[ast.Expr], explicit: list[ast.TypeRef | ast.Expr] | None,
                           loc: SourceLoc) -> ir.Expr: ...
+
+        def template_bindings(self, params: list[str], args: list, values: dict[str, ast.TypeRef]) -> Undo: ...
+
+        def template_candidates(self, name: str, decls: list[ast.FuncDecl], args: list[ast.Expr],
+                                values: list[ir.Expr], loc: SourceLoc) -> dict[int, tuple[FuncInfo, ast.FuncDecl, list]]: ...
+
+        def method_template_call(self, st: ir.Struct, decls: list[ast.FuncDecl], name: str, args: list[ast.Expr],
+                                 explicit: list[ast.TypeRef | ast.Expr] | None, loc: SourceLoc,
+                                 this: ir.Expr) -> ir.Expr: ...
 

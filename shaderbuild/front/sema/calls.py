@@ -62,7 +62,10 @@ class CallLowering(SemaBase):
         if not isinstance(callee, ast.Name):
             raise error("called object is not a function", e.loc)
         sym = self.scope.lookup(callee.name)
-        if callee.name in self.func_templates and not isinstance(sym, FuncSymbol | TypeSymbol):
+        if callee.name in self.func_templates and (not isinstance(sym, FuncSymbol | TypeSymbol) or (
+                isinstance(sym, TypeSymbol) and self.global_scope.names.get(callee.name) is sym) or (
+                callee.template_args and isinstance(sym, FuncSymbol))):     # `f<int>(2)`: the templates only
+            # (the template hides a struct of its name at file scope, as in C++; a local type hides the template)
             return self.template_call(callee.name, e.args, callee.template_args, e.loc)
         this_struct = self.fn_info.method_of if self.fn_info is not None else None
         own = None
@@ -81,6 +84,13 @@ class CallLowering(SemaBase):
                 if name in seen:
                     assert self.fn is not None
                     return self.user_call(name, seen[name], e.args, e.loc, this=ir.VarRef(self.fn.params[0].var))
+        if this_struct is not None and sym is None and "::" in callee.name:    # `get<T>()` in a method: S::get
+            owner, _, name = callee.name.rpartition("::")
+            templates = self.method_templates.get(owner, {}).get(name)
+            if owner == this_struct.name and templates:
+                assert self.fn is not None
+                return self.method_template_call(this_struct, templates, name, e.args, callee.template_args, e.loc,
+                                                 ir.VarRef(self.fn.params[0].var))
         if isinstance(sym, TypeSymbol):
             return self.construct(sym.type, e.args, e.loc)
         if isinstance(sym, VarSymbol) and isinstance(sym.var.type, ir.Struct) \
@@ -90,7 +100,8 @@ class CallLowering(SemaBase):
         if isinstance(sym, FuncSymbol):
             if is_intrinsic(callee.name) and all(f.method_of is None for f in sym.overloads):
                 return self.intrinsic_or_user_call(callee.name, sym.overloads, e.args, e.loc)
-            return self.user_call(callee.name, sym.overloads, e.args, e.loc)
+            return self.user_call(callee.name, sym.overloads, e.args, e.loc,
+                                  templates=self.func_templates.get(callee.name))
         if sym is None and is_intrinsic(callee.name):
             return self.intrinsic_call(callee.name, e.args, e.loc)
         if sym is None:
@@ -146,9 +157,21 @@ class CallLowering(SemaBase):
 
     # ------------------------------------------------------------ user calls
     def user_call(self, name: str, overloads: list[FuncInfo], args: list[ast.Expr], loc: SourceLoc,
-                  this: ir.Expr | None = None, exact_only: bool = False) -> ir.Expr:
+                  this: ir.Expr | None = None, exact_only: bool = False,
+                  templates: list[ast.FuncDecl] | None = None) -> ir.Expr:
+        """templates: function templates of the name, whose deduced instances join the overloads (C++: on equal
+        conversions the non-template wins; `f(2)` takes `T f(T)` with T = int over `f(float)`)."""
         values, is_place = self.lower_args(args)
-        best = self.resolve_overload(name, overloads, args, values, loc, exact_only)
+        instances = self.template_candidates(name, templates, args, values, loc) if templates else {}
+        best = self.resolve_overload(name, [*overloads, *(i for i, _, _ in instances.values())], args, values, loc,
+                                     exact_only, prefer={id(f) for f in overloads} if instances else None)
+        made = instances.get(id(best))
+        if made is not None:
+            _, d, bound = made
+            if best.const_params and not self.probing:
+                best = self.const_specialize(name, best, args, values, is_place, (
+                    lambda: self.template_bindings(d.template_params or [], bound, d.template_values)))
+            return self.emit_call(best, args, values, is_place, loc, this)
         if any(_unsized_value_array(t) for t in best.param_types) and not self.probing:
             best = self.specialize(best, [v.type for v in values])
         if best.const_params and not self.probing:
@@ -198,9 +221,11 @@ class CallLowering(SemaBase):
             self.read_early(values, [False] * len(values), ends)
         return values
 
-    def resolve_overload(self, name, overloads, args, values, loc, exact_only: bool = False) -> FuncInfo:
+    def resolve_overload(self, name, overloads, args, values, loc, exact_only: bool = False,
+                         prefer: set[int] | None = None) -> FuncInfo:
         """The overload whose summed conversion flags are least (DXC's ScoreCast); exact_only: only one that
-        needs no conversion at all qualifies (a user function named as an intrinsic, intrinsic_or_user_call)."""
+        needs no conversion at all qualifies (a user function named as an intrinsic, intrinsic_or_user_call);
+        prefer: ids of the non-template overloads, which win a tie with a template's instance."""
         viable: list[tuple[tuple[int, ...], FuncInfo]] = []
         rejections: list[tuple[FuncInfo, str, SourceLoc]] = []
         for f in overloads:
@@ -242,6 +267,8 @@ class CallLowering(SemaBase):
             # overloads apart only by half/min-precision spelling: the one spelled as the arguments are
             spelled = [self._spelling(a) for a in args]
             best = [v for v in best if None not in spelled and list(v[1].param_spellings[:len(args)]) == spelled] or best
+        if len(best) > 1 and prefer is not None:
+            best = [v for v in best if id(v[1]) in prefer] or best
         if len(best) != 1:
             notes = [Diagnostic("note", f"candidate function: {f.signature()}", f.decl.loc) for _, f in (best or viable)]
             raise error(f"call to '{name}' is ambiguous", loc, notes)
@@ -1255,12 +1282,17 @@ class CallLowering(SemaBase):
                 base_t = self.types.named.get(owner)
                 if isinstance(base_t, ir.Struct) and (base_t.name == t.name or self.derives_from(t, base_t)):
                     methods = self.inherited_methods(t, base_t.name).get(short)
-            if not methods:
+            templates = None if methods else self.method_templates.get(t.name, {}).get(callee.name)
+            if not methods and not templates:
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
                 tmp = self.temp(t)
                 self.emit(ir.Store(ir.VarRef(tmp), self.load(base), loc))
                 base = ir.VarRef(tmp)
+            if templates:
+                explicit: list[ast.TypeRef | ast.Expr] | None = [callee.template] if callee.template else None
+                return self.method_template_call(t, templates, callee.name, args, explicit, loc, base)
+            assert methods is not None
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
             template = self.resolve_type(callee.template, callee.template_dims) \

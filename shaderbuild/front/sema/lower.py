@@ -154,6 +154,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.heap_views: dict[tuple[str, ir.Type, bool], ir.Variable] = {}   # sema/heaps.py (heap, type, coherent)
         self.funcs: list[FuncInfo] = []
         self.methods: dict[str, dict[str, list[FuncInfo]]] = {}
+        self.method_templates: dict[str, dict[str, list[ast.FuncDecl]]] = {}    # struct -> name -> templates
+        self.injected: dict[str, str] = {}     # a struct template being instantiated -> the instance's name
+        self.deferred_bodies: list[FuncInfo] | None = None     # method bodies run() lowers after some statics
+        self.instance_bindings: dict[str, tuple] = {}  # 'Box<float>' -> (template, parameters, arguments, values)
         self.typedef_symbols: set[int] = set()     # ids of the TypeSymbols typedefs declare (declare())
         self.saw_using = False
         self.fn: ir.Function | None = None
@@ -510,6 +514,10 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"'{d.name}' is not a struct template", d.loc)
             self.struct_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.StructDecl) and d.template_params:
+            declared = self.struct_templates.get(d.name)
+            if declared is not None and _declared_only(declared):      # its definition, or another declaration
+                self.struct_templates[d.name] = declared if _declared_only(d) else d
+                return
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
             if d.name in self.func_templates or isinstance(self.scope.lookup(d.name), FuncSymbol):
@@ -519,6 +527,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             self.struct(d)
         elif isinstance(d, ast.TypedefDecl):
             report_modifiers(d.qualifiers, TYPEDEF, d.loc, self.errors)
+            if d.name in self.func_templates and self.scope is self.global_scope:
+                raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             t = self.resolve_type(d.type, d.dims)
             self.check_builtin_typedef(d, t)
             major = self.written_major(d.qualifiers, d.type, d.loc)
@@ -590,7 +600,11 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if f.name in names:
                 raise error(f"duplicate member '{f.name}'", f.loc)
             names.add(f.name)
-            t = self.resolve_type(f.type, f.dims)
+            if f.dims:      # `int arr[K];` with a static member K: S::K (the field's namespaces end with 'S::')
+                with self.namespace_scope(f.namespaces):
+                    t = self.resolve_type(f.type, f.dims)
+            else:
+                t = self.resolve_type(f.type, f.dims)
             _local_only(t, f.type.loc, "a struct member")
             self.check_member_type(f.name, t, f.loc)
             self.check_type_qualifiers(f.qualifiers, t, f.loc)
@@ -617,6 +631,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if m.name in own_fields:
                 self.errors.append(Diagnostic("error", f"duplicate member '{m.name}'", m.loc))
                 continue
+            if m.template_params:       # instantiated by its calls (method_template_call)
+                self.method_templates.setdefault(d.name, {}).setdefault(m.name, []).append(m)
+                continue
             info = self.function_decl(m, method_of=st)
             overloads = self.methods.setdefault(d.name, {}).setdefault(m.name, [])
             if any(f.param_types == info.param_types for f in overloads):     # (C++: even a declaration)
@@ -633,6 +650,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
+                    if self.deferred_bodies is not None:    # (run(): after the struct's own-type statics)
+                        self.deferred_bodies.append(info)
+                        continue
                     with self.function_context():     # a struct may be declared inside a function
                         self.function_body(info)
         return st
@@ -668,13 +688,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             for name, infos in self.methods.get(origin, {}).items():
                 for src in infos:
                     home = self.method_origin.get(id(src), origin)
-                    info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
+                    with self.instance_context(home):       # (a struct template instance's T and own name)
+                        info = self.function_decl(src.decl, method_of=st, name=f"{st.name}.{home}.{name}")
                     self.method_origin[id(info)] = home
                     table.setdefault(name, []).append(info)
             for infos in table.values():
                 for info in infos:
                     if info.decl.body is not None and not info.defined:
-                        with self.function_context():
+                        with self.function_context(), self.instance_context(self.method_origin[id(info)]):
                             self.function_body(info)
         return table
 
@@ -1271,8 +1292,27 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
-        for d in tu.decls:
+        decls, i = tu.decls, 0
+        while i < len(decls):
+            d, i = decls[i], i + 1
+            if not isinstance(d, ast.StructDecl) or d.template_params or i == len(decls) \
+                    or not _member_of(decls[i], d.name):
+                self.guarded(self.top_level, d)
+                continue
+            # static members of the struct's own type (declared after it): its method bodies wait for them
+            self.deferred_bodies = []
             self.guarded(self.top_level, d)
+            while i < len(decls) and _member_of(decls[i], d.name):
+                self.guarded(self.top_level, decls[i])
+                i += 1
+            waiting, self.deferred_bodies = self.deferred_bodies, None
+            for info in waiting:
+                try:
+                    with self.function_context():
+                        self.function_body(info)
+                except CompileError as e:       # (as guarded() records an error in the struct's own lowering)
+                    self.failed_items += 1
+                    self.errors.extend(e.diagnostics)
         if self.errors:
             raise CompileError(self.reported_errors())
         return self.build_module(main_file, source_files)
@@ -1305,6 +1345,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
         elif isinstance(d, ast.FuncDecl) and d.template_params:
+            if id(self.global_scope.names.get(d.name)) in self.typedef_symbols:   # (a struct it hides: C++)
+                raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             same = self.func_templates.setdefault(d.name, [])
             signature = _template_signature(d)
             for k, t in enumerate(same):
@@ -1732,6 +1774,16 @@ def _template_signature(d: ast.FuncDecl) -> tuple:
         args = ",".join(spelled(a) if isinstance(a, ast.TypeRef) else "?" for a in t.args)
         return position.get(t.name, t.name) + (f"<{args}>" if t.args else "")
     return (len(position), spelled(d.return_type), tuple((spelled(p.type), len(p.dims)) for p in d.params))
+
+
+def _member_of(d: ast.Node, struct: str) -> bool:
+    """A static member (data or function) of `struct` that the parser placed after it (it has the struct's type)."""
+    return isinstance(d, ast.VarDecl | ast.FuncDecl) and d.name.startswith(struct + "::")
+
+
+def _declared_only(d: ast.StructDecl) -> bool:
+    """A struct template declared without a body (its use needs a specialisation)."""
+    return bool(d.attributes) and d.attributes[0].name == ast.DECLARED_ONLY
 
 
 def _has_unsized_param(info: FuncInfo) -> bool:

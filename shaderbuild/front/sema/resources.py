@@ -37,7 +37,6 @@ SAMPLE_METHODS = {
 # the forms with a trailing clamp (the smallest mip level read) after the offset
 CLAMPED_SAMPLES = frozenset({"Sample", "SampleBias", "SampleGrad", "SampleCmp", "SampleCmpBias", "SampleCmpGrad"})
 # the sample methods newer than SM 6.0: name -> the shader model that has them
-INT_REFUSING_CMP = frozenset({"SampleCmp", "SampleCmpLevel", "SampleCmpLevelZero"})
 SAMPLE_MIN_SM = {"SampleCmpLevel": (6, 7), "SampleCmpBias": (6, 8), "SampleCmpGrad": (6, 8)}
 
 
@@ -435,9 +434,10 @@ class ResourceLowering(SemaBase):
                 self.stage_error(f"'{name}' requires shader model {need[0]}.{need[1]} or higher (the profile is "
                                  f"{self.profile})", loc)
             assert ir.is_numeric(elem)      # texture elements are scalars or vectors
-            # integer sampling is SM 6.7; SampleCmp, SampleCmpLevel(Zero) never take integers (DXC's
-            # IsValidObjectElement); GatherCmp and SampleCmpBias/Grad are not restricted there
-            if ir.scalar_of(elem).kind in ("int", "uint") and (not sm67 or name in INT_REFUSING_CMP):
+            # integer sampling is SM 6.7; the comparison samples never take integers: SampleCmp(Level(Zero))
+            # by DXC's IsValidObjectElement, SampleCmpBias/Grad by its validator (Instr.SampleCompType, whose
+            # SM 6.7 widening excludes comparisons); GatherCmp* take them (TextureGatherCmp has i32 forms)
+            if ir.scalar_of(elem).kind in ("int", "uint") and (not sm67 or comparison):
                 self.stage_error(f"cannot {name} from resource containing {elem}", loc)
             if implicit:
                 self.derivative_stage(f"'{name}'", loc)

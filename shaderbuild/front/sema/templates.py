@@ -11,6 +11,9 @@ from .base import SemaBase, Undo
 from .scope import EnumConstSymbol, FuncInfo, FuncSymbol, Scope
 
 TemplateArg = ir.Type | int     # a type, or the value of a non-type parameter
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 # instantiations inside instantiations (each level nests a struct in a struct, or a call in a body):
 # above real shaders (a template calling itself must deduce a new type each time), low enough that
 # a struct doubling at each level (2^16 components) is still cheap to walk; 20 levels took 1.3 s
@@ -60,6 +63,9 @@ class TemplateLowering(SemaBase):
             return self._instantiate_struct(ref)
 
     def _instantiate_struct(self, ref: ast.TypeRef) -> ir.Struct:
+        own = self.injected.get(ref.name) if not ref.args else None
+        if own is not None and isinstance(self.types.named.get(own), ir.Struct):
+            return self.types.named[own]    # type: ignore[return-value]  # `Box` inside Box<int>: Box<int> (C++)
         d = self.struct_templates[ref.name]
         tparams = d.template_params or []      # a struct template has them
         args = [*ref.args, *(d.template_defaults[p] for p in tparams[len(ref.args):] if p in d.template_defaults)]
@@ -83,6 +89,8 @@ class TemplateLowering(SemaBase):
                                    for m in matches[:2]])
             _, _, spec, bound = matches[0]
             d, tparams, types = spec, spec.template_params or [], bound
+        elif d.attributes and d.attributes[0].name == ast.DECLARED_ONLY:
+            raise error(f"implicit instantiation of undefined template '{name}'", ref.loc)
         inst = ast.StructDecl(d.loc, name, d.fields, d.methods, d.base)
         with self.function_context():
             self.scope = self.global_scope
@@ -90,16 +98,42 @@ class TemplateLowering(SemaBase):
                 aliases = self.instance_statics(d, name)
                 saved = {k: self.global_scope.names.get(k) for k in aliases}
                 self.global_scope.names.update(aliases)     # the methods' unqualified names (`S::x`) see them
+                outer = self.injected.get(ref.name)
+                self.injected[ref.name] = name      # the template's own name inside it (injected-class-name)
+                self.instance_bindings[name] = (ref.name, tparams, types, d.template_values)
                 try:
                     st = self.struct(inst)
                     self.instance_static_methods(d, name)
                     return st
                 finally:
+                    if outer is None:
+                        del self.injected[ref.name]
+                    else:
+                        self.injected[ref.name] = outer
                     for k, old in saved.items():
                         if old is None:
                             self.global_scope.names.pop(k, None)
                         else:
                             self.global_scope.names[k] = old
+
+    def instance_context(self, name: str) -> Undo:
+        """Code written in the struct template instance `name` (a base's methods compiled again for a derived
+        struct, inherited_methods): its parameters bound and its own name injected again, as when it was made."""
+        entry = self.instance_bindings.get(name)
+        if entry is None:
+            return Undo(lambda: None)
+        template, tparams, types, values = entry
+        bindings = self.template_bindings(tparams, types, values)
+        outer = self.injected.get(template)
+        self.injected[template] = name
+
+        def leave() -> None:
+            if outer is None:
+                del self.injected[template]
+            else:
+                self.injected[template] = outer
+            bindings.__exit__(None, None, None)
+        return Undo(leave)
 
     def instance_statics(self, d: ast.StructDecl, name: str) -> dict:
         """The static data members of instance `name` of d: globals named `S<args>::x` (their initializers
@@ -180,13 +214,9 @@ class TemplateLowering(SemaBase):
     # ------------------------------------------------------------------ functions
     def template_call(self, name: str, args: list[ast.Expr], explicit: list[ast.TypeRef | ast.Expr] | None,
                       loc: SourceLoc) -> ir.Expr:
-        decls = self.func_templates[name]
         values, is_place = self.lower_args(args)
         errors: list[str] = []
-        for d in decls:
-            bound = self.deduce(d, args, values, explicit, errors)
-            if bound is None:
-                continue
+        for d, bound in self.deduced(self.func_templates[name], args, values, explicit, errors):
             with self.template_depth(name, loc):
                 info = self.instantiate_function(d, bound)
             best = self.resolve_overload(name, [info], args, values, loc)
@@ -196,9 +226,52 @@ class TemplateLowering(SemaBase):
             return self.emit_call(best, args, values, is_place, loc, None)
         raise error(f"no matching function template for call to '{name}'" + (f": {errors[0]}" if errors else ""), loc)
 
+    def template_candidates(self, name: str, decls: list[ast.FuncDecl], args: list[ast.Expr], values: list[ir.Expr],
+                            loc: SourceLoc) -> dict[int, tuple[FuncInfo, ast.FuncDecl, list[TemplateArg]]]:
+        """The instances of the templates `decls` that deduce from the arguments (id -> instance, template,
+        arguments), to rank beside the plain functions of the name (CallLowering.user_call)."""
+        out: dict[int, tuple[FuncInfo, ast.FuncDecl, list[TemplateArg]]] = {}
+        for d, bound in self.deduced(decls, args, values, None, []):
+            with self.template_depth(name, loc):
+                info = self.instantiate_function(d, bound)
+            out[id(info)] = (info, d, bound)
+        return out
+
+    def deduced(self, decls: list[ast.FuncDecl], args, values, explicit, errors: list[str]
+                ) -> Iterator[tuple[ast.FuncDecl, list[TemplateArg]]]:
+        """Each template of `decls` whose parameters deduce from the arguments, with them (errors: why not)."""
+        for d in decls:
+            bound = self.deduce(d, args, values, explicit, errors)
+            if bound is not None:
+                yield d, bound
+
+    def method_template_call(self, st: ir.Struct, decls: list[ast.FuncDecl], name: str, args: list[ast.Expr],
+                             explicit: list[ast.TypeRef | ast.Expr] | None, loc: SourceLoc, this: ir.Expr) -> ir.Expr:
+        """`obj.get<int>()`, `obj.scale(2.0f)`: a member function template of obj's struct, deduced as a function
+        template's, instantiated once per struct and arguments as a method of the struct."""
+        values, is_place = self.lower_args(args)
+        errors: list[str] = []
+        for d, bound in self.deduced(decls, args, values, explicit, errors):
+            key = (id(d), (st.name, *bound))       # (the instances of a struct template share d)
+            info = self.function_instances.get(key)
+            if info is None:
+                with self.template_depth(name, loc), self.function_context():
+                    self.scope = self.global_scope      # (then a struct template instance's own parameters)
+                    with self.instance_context(st.name), \
+                            self.template_bindings(d.template_params or [], bound, d.template_values):
+                        info = self.function_decl(d, method_of=st, register=False,
+                                                  name=f"{d.name}<{', '.join(str(t) for t in bound)}>")
+                        self.function_instances[key] = info
+                        self.function_body(info)
+            best = self.resolve_overload(name, [info], args, values, loc)
+            return self.emit_call(best, args, values, is_place, loc, this)
+        raise error(f"no matching member function template for call to '{name}'" + (f": {errors[0]}" if errors else
+                                                                                       ""), loc)
+
     def deduce(self, d: ast.FuncDecl, args, values, explicit, errors: list[str]) -> list[TemplateArg] | None:
         params = d.template_params or []       # a function template has them
         bound: dict[str, TemplateArg] = {}
+        shown: dict[str, str] = {}      # a deduced type parameter -> the type deduced, as a literal's ('literal int')
         if explicit:
             if len(explicit) > len(params):
                 errors.append(f"too many template arguments ({len(explicit)} for {len(params)})")
@@ -221,19 +294,27 @@ class TemplateLowering(SemaBase):
                         return None
                 t = t.elem
             tname = param.type.name
-            if tname not in params or param.type.args or tname in (explicit and params[:len(explicit)] or []):
+            fixed = explicit and params[:len(explicit)] or []
+            if param.type.args and not param.dims:      # `vector<T, N> v`, `matrix<T, R, C> m`, `Box<T> b`
+                if not self.deduce_pattern(param.type, v.type, params, fixed, bound, shown, errors):
+                    return None
+                continue
+            if tname not in params or param.type.args or tname in fixed:
                 continue
             if param.dims and not isinstance(t, ir.Scalar | ir.Vector | ir.Matrix | ir.Struct):
                 continue        # T a[N] with an argument that is not an array of that rank
             if not param.dims:
                 t = v.type
-            prev = bound.get(tname)
-            assert not isinstance(prev, int)      # tname is a type parameter
-            if prev is None or (prev != t and self.is_literal(v)):
-                bound.setdefault(tname, t)
-            elif prev != t:
-                errors.append(f"conflicting types '{prev}' and '{t}' deduced for template parameter '{tname}'")
+            # clang deduces a literal's own type, 'literal float' / 'literal int', which matches nothing else
+            # (f(1.0, 2) and f(x, 1.0) are conflicts in DXC); the instance takes float / int for it
+            name = str(t)
+            if self.is_literal(v) and isinstance(t, ir.Scalar) and t.kind in ("float", "int"):
+                name, t = f"literal {t.kind}", (ir.FLOAT if t.kind == "float" else ir.INT)
+            prev = shown.setdefault(tname, name)
+            if prev != name:
+                errors.append(f"conflicting types '{prev}' and '{name}' deduced for template parameter '{tname}'")
                 return None
+            bound[tname] = t
         for p in params:
             if p not in bound and p in d.template_defaults:     # with the parameters bound so far in scope
                 with self.template_bindings(params, [bound.get(q, ir.INT) for q in params], d.template_values):
@@ -243,6 +324,40 @@ class TemplateLowering(SemaBase):
             errors.append(f"cannot deduce template parameter '{missing[0]}'")
             return None
         return [bound[p] for p in params]
+
+    def deduce_pattern(self, ref: ast.TypeRef, t: ir.Type, params: list[str], fixed: list[str],
+                       bound: dict[str, TemplateArg], shown: dict[str, str], errors: list[str]) -> bool:
+        """The parameters a parameter type written with arguments names, from the argument's type: vector<T, N>
+        from a vector (not a scalar: DXC's 'could not match'), matrix<T, R, C> from a matrix, Box<T> from an
+        instance of Box, StructuredBuffer<T> (any resource template) from a resource of that kind.  False on a conflict with an earlier deduction; a shape that does not fit binds nothing
+        (the call is then refused as the argument does not convert)."""
+        parts: list[TemplateArg]
+        if ref.name == "vector" and isinstance(t, ir.Vector):
+            parts = [t.elem, t.size]
+        elif ref.name == "matrix" and isinstance(t, ir.Matrix):
+            parts = [t.elem, t.rows, t.cols]
+        elif isinstance(t, ir.Struct) and self.instance_bindings.get(t.name, ("",))[0] == ref.name:
+            parts = list(self.instance_bindings[t.name][2])
+        elif isinstance(t, ir.Resource) and t.kind == ref.name and t.elem is not None:   # StructuredBuffer<T>
+            parts = [t.elem, *([t.samples] if t.samples else [])]
+        else:
+            return True
+        for a, got in zip(ref.args, parts):
+            if isinstance(a, ast.TypeRef) and a.args and isinstance(got, ir.Type):
+                if not self.deduce_pattern(a, got, params, fixed, bound, shown, errors):
+                    return False
+                continue
+            name = a.name if isinstance(a, ast.TypeRef | ast.Name) else None
+            if name is None or name not in params or name in fixed:
+                continue
+            prev = shown.get(name, str(bound.get(name, got)))      # (a literal's deduction: 'literal float')
+            if prev != str(got):
+                what = "values" if isinstance(got, int) else "types"
+                errors.append(f"conflicting {what} '{prev}' and '{got}' deduced for template parameter '{name}'")
+                return False
+            bound[name] = got
+            shown[name] = prev
+        return True
 
     def instantiate_function(self, d: ast.FuncDecl, types: list[TemplateArg]) -> FuncInfo:
         key = (id(d), tuple(types))
