@@ -73,7 +73,9 @@ TRACE: dict[str, list[Entry]] = {
         (RR + "test_overlapping_reservations_are_errors", (ERROR,))],
     "float->int/uint saturates, NaN -> 0 ((uint)-3.6 == 0)": [
         (NUM + "test_float_to_int", EXEC),
-        (L + "test_lang_audit8.py::test_float_to_integer_in_every_implicit_context", EXEC)],
+        (L + "test_lang_audit8.py::test_float_to_integer_in_every_implicit_context", EXEC),
+        (GAPS + "test_double_and_64_bit_conversions_saturate", EXEC),
+        (GAPS + "test_static_initialisers_convert_as_at_run_time", EXEC)],
     "integer division and modulo by zero": [
         (NUM + "test_int_division", EXEC), (NUM + "test_constant_zero_divisor_is_an_error", (ERROR,))],
     "INT_MIN / -1 (and INT_MIN % -1)": [(NUM + "test_int_division", EXEC)],
@@ -125,8 +127,10 @@ TRACE: dict[str, list[Entry]] = {
         (R + "test_res_buffers.py::test_structured_stride_in_manifest", (STRUCTURE,))],
     "static initializers of arrays and structs": [
         (L + "test_lang_d3d_misc_values.py::test_atomics_signedness_initializers_unroll", EXEC),
-        (L + "test_lang_audit20.py::test_runtime_static_initialiser_reads_a_constant_table", EXEC)],
-    "[unroll] loops with break": [(L + "test_lang_d3d_misc_values.py::test_atomics_signedness_initializers_unroll", EXEC)],
+        (L + "test_lang_audit20.py::test_runtime_static_initialiser_reads_a_constant_table", EXEC),
+        (GAPS + "test_static_initialisers_convert_as_at_run_time", EXEC)],
+    "[unroll] loops with break": [(L + "test_lang_d3d_misc_values.py::test_atomics_signedness_initializers_unroll", EXEC),
+                                  (GAPS + "test_static_initialisers_convert_as_at_run_time", EXEC)],
     "WaveActiveAllEqual and other wave ops on floats": [
         (L + "test_lang_wave_all_equal.py::test_wave_active_all_equal_is_per_component", EXEC),
         (L + "test_lang_wave9.py::test_float_min_max_skip_nan_and_zero_signs", EXEC),

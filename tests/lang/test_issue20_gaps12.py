@@ -131,3 +131,93 @@ def test_texture2dms_with_a_sample_count_expression_executes():
     out = R.cs(MS_COUNTED, {"T": R.image(R.pack("f", data), 2, 1, "rgba32f", samples=4, per_sample=True),
                             "Out": R.storage(R.sentinel(9))}, dxil_skip="multisampled")
     assert R.unpack("f", out["Out"]) == [value(x, s, 1) for x in range(2) for s in range(4)] + [4.0]
+
+
+# static initialisers convert as a run-time conversion does (saturating, NaN -> 0), and [unroll] loops left by
+# break / continue or with a run-time trip count
+STATIC_INIT = """
+RWStructuredBuffer<uint> Out : register(u0);
+StructuredBuffer<float> F : register(t1);
+struct S { int a[2]; uint u; float f; };
+static const S s = { {1.7, -2.9}, -3.6, 7 };
+static const uint us[3] = { -3.6, 1e10, 4.5 };
+static const int is2[2] = { 1e10, -1e10 };
+static const uint sh = 1u << 33;
+static const int rem = -7 % 3;
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = (uint)s.a[0]; Out[1] = (uint)s.a[1]; Out[2] = s.u; Out[3] = (uint)s.f;
+    Out[4] = us[0]; Out[5] = us[1]; Out[6] = us[2];
+    Out[7] = (uint)is2[0]; Out[8] = (uint)is2[1];
+    Out[9] = sh; Out[10] = (uint)rem;
+    uint acc = 0;
+    [unroll] for (uint i = 0; i < 6; i++) { if (F[i] < 0) break; if (F[i] == 0) continue; acc = acc * 10 + (uint)F[i]; }
+    Out[11] = acc;
+    int v = (int)F[0]; int k = 0;
+    [unroll(4)] while (true) { k++; if (k >= v) break; }
+    Out[12] = k;
+}
+"""
+M32 = 0xFFFFFFFF
+
+
+def _saturate(x: float, lo: int, hi: int) -> int:
+    """D3D's float -> integer conversion: NaN -> 0, toward zero, clamped to [lo, hi]."""
+    if x != x:
+        return 0
+    return hi if x >= hi else lo if x <= lo else int(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.vulkan
+@pytest.mark.usefixtures("vk")
+def test_static_initialisers_convert_as_at_run_time(backend):
+    f = [3.0, 0.0, 4.0, 5.0, -1.0, 9.0]
+    i32, u32 = (-(1 << 31), (1 << 31) - 1), (0, M32)
+    digits = 0
+    for x in f:
+        if x < 0:
+            break
+        if x:
+            digits = digits * 10 + int(x)
+    want = [_saturate(1.7, *i32), _saturate(-2.9, *i32) & M32, _saturate(-3.6, *u32), 7,
+            _saturate(-3.6, *u32), _saturate(1e10, *u32), _saturate(4.5, *u32),
+            _saturate(1e10, *i32), _saturate(-1e10, *i32) & M32,
+            (1 << (33 & 31)), -1 & M32,            # shift masked to 5 bits; C's remainder takes the dividend's sign
+            digits, max(1, int(f[0]))]
+    got = run_backend(backend, STATIC_INIT, {"Out": ("uint", len(want))}, {"F": ("float", f)})["Out"]
+    assert got == want
+
+
+WIDE_CONVERSIONS = [   # (expression, its value computed from D / F below)
+    ("(uint)(int)D[0]", lambda d, f: _saturate(d[0], -(1 << 31), (1 << 31) - 1)),
+    ("(uint)D[1]", lambda d, f: _saturate(d[1], 0, M32)),
+    ("(uint)(int)D[2]", lambda d, f: 0),
+    ("(uint)D[2]", lambda d, f: 0),
+    ("(uint)(int)D[3]", lambda d, f: _saturate(d[3], -(1 << 31), (1 << 31) - 1) & M32),
+    ("(uint)((int64_t)D[0] >> 32)", lambda d, f: (_saturate(d[0], -(1 << 63), (1 << 63) - 1) >> 32) & M32),
+    ("(uint)(uint64_t)D[1]", lambda d, f: _saturate(d[1], 0, (1 << 64) - 1) & M32),
+    ("(uint)((int64_t)D[2] >> 32)", lambda d, f: 0),
+    ("(uint)((uint64_t)D[0] >> 32)", lambda d, f: (_saturate(d[0], 0, (1 << 64) - 1) >> 32) & M32),
+    ("(uint)((int64_t)D[3] >> 32)", lambda d, f: (_saturate(d[3], -(1 << 63), (1 << 63) - 1) >> 32) & M32),
+    ("(uint)((uint64_t)F[0] >> 32)", lambda d, f: (_saturate(f[0], 0, (1 << 64) - 1) >> 32) & M32),
+    ("(uint)((int64_t)F[1] >> 32)", lambda d, f: (_saturate(f[1], -(1 << 63), (1 << 63) - 1) >> 32) & M32),
+    ("(uint)(int64_t)F[2]", lambda d, f: 0),
+    ("(uint)(int)(double)-3.6", lambda d, f: -3 & M32),
+    ("(uint)(double)-3.6", lambda d, f: 0),
+    ("(uint)((int64_t)1e30 >> 32)", lambda d, f: ((1 << 63) - 1) >> 32),
+    ("(uint)(int64_t)(0.0 / 0.0)", lambda d, f: 0),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.vulkan
+@pytest.mark.usefixtures("vk")
+def test_double_and_64_bit_conversions_saturate(backend):
+    """The float -> integer rule at 64 bits and from double, on values read at run time and folded."""
+    d, f = [1e300, -1e300, float("nan"), -3.6], [1e30, -1e30, float("nan")]
+    src = ("StructuredBuffer<double> D : register(t0);\nStructuredBuffer<float> F : register(t1);\n"
+           "RWStructuredBuffer<uint> Out : register(u2);\n[numthreads(1, 1, 1)] void main() {\n"
+           + "\n".join(f"    Out[{i}] = {e};" for i, (e, _w) in enumerate(WIDE_CONVERSIONS)) + "\n}\n")
+    got = run_backend(backend, src, {"Out": ("uint", len(WIDE_CONVERSIONS))}, {"D": ("double", d), "F": ("float", f)})
+    assert got["Out"] == [w(d, f) for _e, w in WIDE_CONVERSIONS]
