@@ -63,12 +63,11 @@ TRACE: dict[str, list[Entry]] = {
         (L + "test_lang_types.py::test_cbuffer_packoffset", EXEC)],
     "register(ps, c1) / register(vs, ...) profile-qualified forms": [
         (RR + "test_reservation_honoured[global_register_profiles]", EXEC),
-        (R + "test_qualifiers10.py::test_other_class_register_executed", EXEC)],
+        (RR + "test_reservation_honoured[cbuffer_profile_register]", EXEC)],
     "register(ps_5_0, ...) shader-model-5 profile forms": [
         (GAPS + "test_shader_model_5_profile_register_clauses", EXEC)],
     "register(b2, space1) on cbuffers": [
-        (RR + "test_reservation_honoured[cbuffer_register_space]", EXEC),
-        (RR + "test_reservation_honoured[cbuffer_profile_register]", EXEC)],
+        (RR + "test_reservation_honoured[cbuffer_register_space]", EXEC)],
     "overlapping register/packoffset reservations rejected": [
         (RR + "test_overlapping_reservations_are_errors", (ERROR,))],
     "float->int/uint saturates, NaN -> 0 ((uint)-3.6 == 0)": [
@@ -92,7 +91,7 @@ TRACE: dict[str, list[Entry]] = {
         (L + "test_lang_num9.py::test_float_constants_without_16bit_types_stay_32_bit", EXEC)],
     "min16float/min16int uniforms at SM 6 without -enable-16bit-types": [
         (L + "test_lang_num9.py::test_min_precision_storage_without_16bit_types_is_32_bit", EXEC),
-        (L + "test_lang_types.py::test_cbuffer_and_globals_packing", EXEC)],
+        (L + "test_lang_types.py::test_cbuffer_member_placement[half_and_min16_are_32_bit]", EXEC)],
     "constant folding follows the run-time rules (each operator folded and unfolded)": [
         (NUM + "test_float_to_int", EXEC), (NUM + "test_int_division", EXEC), (NUM + "test_shift_amounts", EXEC),
         (L + "test_lang_audit8.py::test_integer_edges_folded_and_at_run_time", EXEC),
