@@ -122,6 +122,7 @@ TRACE: dict[str, list[Entry]] = {
         (L + "test_lang_audit8.py::test_byte_address_store_without_template_stores_the_value_type", EXEC)],
     "StructuredBuffer<float3> stride": [
         (GAPS + "test_structured_buffer_of_float3_stride", EXEC),
+        (GAPS + "test_float3_members_of_structured_buffer_elements", EXEC),
         (R + "test_res_buffers.py::test_buffer_spirv[rwsb-float3-stride16]", (SPIRV,)),
         (R + "test_res_buffers.py::test_structured_stride_in_manifest", (STRUCTURE,))],
     "static initializers of arrays and structs": [

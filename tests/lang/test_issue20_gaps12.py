@@ -221,3 +221,40 @@ def test_double_and_64_bit_conversions_saturate(backend):
            + "\n".join(f"    Out[{i}] = {e};" for i, (e, _w) in enumerate(WIDE_CONVERSIONS)) + "\n}\n")
     got = run_backend(backend, src, {"Out": ("uint", len(WIDE_CONVERSIONS))}, {"D": ("double", d), "F": ("float", f)})
     assert got["Out"] == [w(d, f) for _e, w in WIDE_CONVERSIONS]
+
+
+FLOAT3_MEMBERS = """
+struct Q { float b; float3 a; };
+struct P2 { float2 x; float3 y; float z; };
+struct H { float3 a[2]; float b; };
+StructuredBuffer<Q> In : register(t0);
+StructuredBuffer<P2> In2 : register(t1);
+StructuredBuffer<H> In3 : register(t2);
+RWStructuredBuffer<float> Out : register(u3);
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = In[1].a.z; Out[1] = In[1].b; Out[2] = In2[1].y.x; Out[3] = In2[1].z; Out[4] = In3[1].a[1].y;
+    Out[5] = In3[1].b;
+}
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.vulkan
+@pytest.mark.usefixtures("vk")
+def test_float3_members_of_structured_buffer_elements(backend):
+    """Word offsets of float3 members and the element strides they give.  D3D (DXIL) packs structured
+    buffers tightly: Q = {b@0, a@1} stride 4; P2 = {x@0, y@2, z@5} stride 6; H = {a@0, a[1]@3, b@6}
+    stride 7.  DXC's Vulkan layout (relaxed std430): a float3 may start at any 4-byte offset that keeps it
+    inside one 16-byte row, aligns structs to 16 and strides arrays of float3 by 16: Q = {b@0, a@1}
+    stride 4; P2 = {x@0, y@4 (at word 2 it would cross a row), z@7} stride 8; H = {a@0, a[1]@4, b@8}
+    stride 12.  Word i of each buffer holds float(i)."""
+    if backend == "spirv":
+        q, p2, h = (4, 1, 0), (8, 4, 7), (12, 4, 8)       # (stride, offset of a / y / a[1], offset of z / b)
+    else:
+        q, p2, h = (4, 1, 0), (6, 2, 5), (7, 3, 6)
+    want = [q[0] + q[1] + 2, q[0] + q[2], p2[0] + p2[1], p2[0] + p2[2], h[0] + h[1] + 1, h[0] + h[2]]
+    data = [float(i) for i in range(64)]
+    got = run_backend(backend, FLOAT3_MEMBERS, {"Out": ("float", 6)},
+                      {"In": ("float", data), "In2": ("float", data), "In3": ("float", data)})["Out"]
+    assert got == [float(w) for w in want]
