@@ -1245,6 +1245,9 @@ class CallLowering(SemaBase):
                 if isinstance(base_t, ir.Struct) and (base_t.name == t.name or self.derives_from(t, base_t)):
                     methods = self.inherited_methods(t, base_t.name).get(short)
             if not methods:
+                static = self.scope.lookup(f"{t.name}::{callee.name}")     # `s.f()` of a static f (or a base's)
+                if isinstance(static, FuncSymbol):
+                    return self.user_call(f"{t.name}::{callee.name}", static.overloads, args, loc)
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
                 tmp = self.temp(t)

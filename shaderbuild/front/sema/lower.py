@@ -173,6 +173,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
         self.struct_bases: dict[str, str] = {}      # struct name -> its base struct's name
+        self.global_scope.bases = self.struct_bases     # (shared: scopes made later take the same dict)
         # temporaries standing for a place no target stores to directly (a multi-element matrix swizzle, a
         # bit-field): id -> (temp, the stores that put the temp's value back); emit() adds them after every
         # store to the temp
@@ -512,7 +513,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         elif isinstance(d, ast.StructDecl) and d.template_params:
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
-            if d.name in self.func_templates or isinstance(self.scope.lookup(d.name), FuncSymbol):
+            if d.name in self.func_templates or isinstance(self.scope.lookup(d.name, bases=False), FuncSymbol):
                 raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             self.struct_templates[d.name] = d
         elif isinstance(d, ast.StructDecl):
@@ -1146,7 +1147,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         spellings = tuple(precision_spelling(p.type) for p in d.params)
-        existing = None if method_of is not None or not register else self.scope.lookup(d.name)
+        existing = None if method_of is not None or not register else self.scope.lookup(d.name, bases=False)
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
