@@ -262,23 +262,23 @@ def test_float3_members_of_structured_buffer_elements(backend):
 
 # A base struct's static members reached through a derived struct (C++ lookup into base classes; DXC is clang):
 # `D::K()`, `D::X`, an unqualified `K()` / `X` inside D's methods, `d.K()` and `d.X` on an object (a static data
-# member written through one too), a derived static hiding the base's, and the same two levels down.  Before,
+# member written through one too), a derived static hiding the base's, a base's statics inside a
+# static member function of the derived struct, and the same two levels down.  Before,
 # each was "use of undeclared identifier" or "no member (function) named".
-# (Not yet: a base's static named inside a static member function of the derived struct.)
 INHERITED_STATICS = """
 RWStructuredBuffer<uint> Out : register(u0);
 StructuredBuffer<uint> In : register(t1);
 struct A { static uint K() { return 2; } static const uint X = 5; static uint Twice(uint v) { return v * 2; }
            static uint Count; };
 uint A::Count = 1;
-struct B : A { uint g() { return K() * 10 + X; } static uint K() { return 7; } };
+struct B : A { uint g() { return K() * 10 + X; } static uint K() { return 7; } static uint H() { return Twice(X) + 1; } };
 struct C : B { uint k() { return K() + A::K() * 100 + Twice(3) * 1000; } };
 [numthreads(1, 1, 1)]
 void main() {
     B b; C c;
     Out[0] = B::X + In[0];
     Out[1] = b.g();
-    Out[2] = B::Twice(B::X) + 1;
+    Out[2] = B::H() * 100 + B::Twice(B::X) + 1;
     Out[3] = C::Twice(In[1]);
     Out[4] = c.k();
     Out[5] = c.Twice(In[0]) + C::X * 10;
@@ -296,7 +296,7 @@ def test_static_members_of_a_base_struct(backend):
     a_k, x, b_k = 2, 5, 7          # A::K(), A::X, B::K() (B's own K hides A's in B and below)
     twice = lambda v: v * 2        # noqa: E731 - A::Twice
     i0, i1 = 3, 11
-    want = [x + i0, b_k * 10 + x, twice(x) + 1, twice(i1), b_k + a_k * 100 + twice(3) * 1000, twice(i0) + x * 10,
+    want = [x + i0, b_k * 10 + x, (twice(x) + 1) * 100 + twice(x) + 1, twice(i1), b_k + a_k * 100 + twice(3) * 1000, twice(i0) + x * 10,
             b_k * 10 + a_k, x * 100 + (1 + i1) * 10 + x // 5]
     got = run_backend(backend, INHERITED_STATICS, {"Out": ("uint", len(want))}, {"In": ("uint", [i0, i1])})["Out"]
     assert got == want

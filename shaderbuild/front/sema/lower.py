@@ -1275,6 +1275,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
+        for d in tu.decls:      # bases as written, for the static members hoisted ahead of their struct (whose
+            if isinstance(d, ast.StructDecl) and d.base is not None and not d.base.args and not d.template_params:
+                self.struct_bases[d.name] = d.base.name     # bodies may name a base's statics); struct() resolves
         for d in tu.decls:
             self.guarded(self.top_level, d)
         if self.errors:
