@@ -1284,6 +1284,9 @@ class CallLowering(SemaBase):
                     methods = self.inherited_methods(t, base_t.name).get(short)
             templates = None if methods else self.method_templates.get(t.name, {}).get(callee.name)
             if not methods and not templates:
+                static = self.scope.lookup(f"{t.name}::{callee.name}")     # `s.f()` of a static f (or a base's)
+                if isinstance(static, FuncSymbol):
+                    return self.user_call(f"{t.name}::{callee.name}", static.overloads, args, loc)
                 raise error(f"no member function named '{callee.name}' in '{t}'", callee.loc)
             if _read_only(base):        # a cbuffer member, a ConstantBuffer, an SRV element: on a copy
                 tmp = self.temp(t)

@@ -1104,7 +1104,10 @@ class ExprLowering(HeapLowering, SemaBase):
         if isinstance(t, ir.Struct) and name in self.bitfields.get(t.name, {}):
             return self.bitfield_place(base, t, self.bitfields[t.name][name])
         if isinstance(t, ir.Struct):
-            i = _field_index(t, name, loc, self.methods)
+            try:
+                i = t.field_index(name)
+            except KeyError:
+                return self.place(self.static_of_object(t, name, loc), for_write)   # `s.X` of a static X
             return ir.FieldRef(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)
@@ -1165,6 +1168,15 @@ class ExprLowering(HeapLowering, SemaBase):
         self.warn("Length is deprecated", loc)
         return self.lit(ir.Const(ir.UINT, t.size))
 
+    def static_of_object(self, t: ir.Struct, name: str, loc: SourceLoc) -> ast.Name:
+        """`s.X` where X is no field of s's struct: the name of the static data member X of the struct or of a
+        base (C++ allows naming a static member through an object); else the error for a missing member."""
+        qualified = f"{t.name}::{name}"
+        if isinstance(self.scope.lookup(qualified), VarSymbol):
+            return ast.Name(loc, qualified)
+        _field_index(t, name, loc, self.methods)      # raises: a method named without a call, or no member
+        raise AssertionError("unreachable: no field named " + name)
+
     def member_of_value(self, base: ir.Expr, name: str, loc: SourceLoc) -> ir.Expr:
         t = base.type
         if isinstance(t, ir.Array) and name == "Length":
@@ -1173,7 +1185,10 @@ class ExprLowering(HeapLowering, SemaBase):
             b = self.bitfields[t.name][name]
             return self.bitfield_value(ir.Extract(base, b.unit, t.fields[b.unit].type), b)
         if isinstance(t, ir.Struct):
-            i = _field_index(t, name, loc, self.methods)
+            try:
+                i = t.field_index(name)
+            except KeyError:
+                return self.rv_Name(self.static_of_object(t, name, loc))
             return ir.Extract(base, i, t.fields[i].type)
         if isinstance(t, (ir.Vector, ir.Scalar)):
             comps = self.swizzle_comps(t, name, loc)

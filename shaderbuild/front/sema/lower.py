@@ -177,6 +177,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.matrix_temps: dict[int, tuple[ir.Variable, list[ir.Expr]]] = {}
         self.method_origin: dict[int, str] = {}     # id(FuncInfo) of an inherited method -> the struct that wrote it
         self.struct_bases: dict[str, str] = {}      # struct name -> its base struct's name
+        self.global_scope.bases = self.struct_bases     # (shared: scopes made later take the same dict)
         # temporaries standing for a place no target stores to directly (a multi-element matrix swizzle, a
         # bit-field): id -> (temp, the stores that put the temp's value back); emit() adds them after every
         # store to the temp
@@ -520,7 +521,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
                 return
             if d.name in self.struct_templates:
                 raise error(f"redefinition of template '{d.name}'", d.loc)
-            if d.name in self.func_templates or isinstance(self.scope.lookup(d.name), FuncSymbol):
+            if d.name in self.func_templates or isinstance(self.scope.lookup(d.name, bases=False), FuncSymbol):
                 raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             self.struct_templates[d.name] = d
         elif isinstance(d, ast.StructDecl):
@@ -1164,7 +1165,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             _local_only(rt, d.return_type.loc, "a return type")
         key_types = ptypes
         spellings = tuple(precision_spelling(p.type) for p in d.params)
-        existing = None if method_of is not None or not register else self.scope.lookup(d.name)
+        existing = None if method_of is not None or not register else self.scope.lookup(d.name, bases=False)
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
@@ -1292,6 +1293,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
 
     # ------------------------------------------------------------ top level
     def run(self, tu: ast.TranslationUnit, source_files: list[str], main_file: str) -> ir.Module:
+        for d in tu.decls:      # bases as written, for the static members hoisted ahead of their struct (whose
+            if isinstance(d, ast.StructDecl) and d.base is not None and not d.base.args and not d.template_params:
+                self.struct_bases[d.name] = d.base.name     # bodies may name a base's statics); struct() resolves
         decls, i = tu.decls, 0
         while i < len(decls):
             d, i = decls[i], i + 1

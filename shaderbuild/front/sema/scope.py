@@ -112,8 +112,12 @@ class Scope:
         # `using namespace N;` directives of this scope ('N::'): N's names (declared globally as N::name) are
         # found after every name declared in or around the scope
         self.used: list[str] = []
+        # struct name -> its base struct's name (the analyzer's, shared by every scope): `D::x` and, inside
+        # D's methods, `x` find a base's static member B::x (C++ lookup into base classes)
+        self.bases: dict[str, str] = parent.bases if parent is not None else {}
 
-    def lookup(self, name: str) -> Symbol | None:
+    def lookup(self, name: str, bases: bool = True) -> Symbol | None:
+        """The symbol `name` means here; bases=False: not a base struct's static member (for declarations)."""
         if name[:1] == ":":          # `::name`: the global one (the predefined scope is the global scope's parent)
             return self.global_lookup(name[2:])
         s: Scope | None = self
@@ -122,6 +126,8 @@ class Scope:
             if s.prefixes:
                 for prefix in reversed(s.prefixes):
                     sym = s.names.get(prefix + name)
+                    if sym is None and bases and prefix[:-2] in self.bases:
+                        sym = self.in_bases(prefix[:-2], name)
                     if sym is not None:
                         return sym
             sym = s.names.get(name)
@@ -146,6 +152,20 @@ class Scope:
                         return self.with_used_overloads(sym, used[i + 1:], name)
                     return sym
                 s = s.parent
+        if bases and self.bases and "::" in name:
+            owner, _, member = name.rpartition("::")
+            return self.in_bases(owner, member)
+        return None
+
+    def in_bases(self, owner: str, member: str) -> Symbol | None:
+        """`owner::member` declared by a base struct of `owner` (the nearest): a base's static member
+        function or data member, which a derived struct's name and methods reach."""
+        base = self.bases.get(owner)
+        while base is not None:
+            sym = self.global_lookup(f"{base}::{member}")
+            if sym is not None:
+                return sym
+            base = self.bases.get(base)
         return None
 
     def with_used_overloads(self, sym: FuncSymbol, used: tuple[str, ...], name: str) -> FuncSymbol:
