@@ -21,6 +21,7 @@ from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
 from .mem2reg import promote_allocas, prune_trivial_phis, trivial_phi_replacements
 from .ops import LOAD_INPUT, STORE_OUTPUT
+from .rotate import rotate_loops
 from .undef_outputs import remove_undef_among, remove_undef_output_stores
 
 TYPE_CHECKING = False
@@ -51,6 +52,8 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Clea
     only_pred = cfg.remove_unreachable_blocks(f)
     # for dxil-spirv, also without optimisation; the table of single predecessors changes
     if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f):
+        only_pred = cfg.remove_unreachable_blocks(f)
+    if rotate_loops(f, forwarded):                                  # for dxil-spirv, also without optimisation
         only_pred = cfg.remove_unreachable_blocks(f)
     bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     bypassed = cfg.bypass_break_blocks(f) or bypassed

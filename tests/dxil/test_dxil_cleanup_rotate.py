@@ -1,0 +1,196 @@
+"""Loop rotation (rotate.rotate_loops) on hand-built functions: the shape it leaves, the loops it leaves alone,
+and the values a small evaluator of the functions gives before and after (the same evaluator on the function
+as built is the reference)."""
+
+from __future__ import annotations
+
+import pytest
+from shaderbuild_dxil.llvm import FunctionType, IRBuilder, i1, i32, void
+from shaderbuild_dxil.llvm.values import BasicBlock, ConstInt, Function, Instruction, Value
+from shaderbuild_dxil.rotate import rotate_loops
+
+
+def c(v: int) -> ConstInt:
+    return ConstInt(i32, v)
+
+
+def record_fn() -> Function:
+    """`record(x)`: the evaluator appends x to what the function gives."""
+    return Function(FunctionType(void, (i32,)), "record")
+
+
+def evaluate(f: Function, fuel: int = 10_000) -> list[int]:
+    """Run `f` (phi, add, sub, xor, icmp slt/eq, br, call record, ret) and list what it records."""
+    vals: dict[Value, int] = {}
+    out: list[int] = []
+
+    def val(v: Value) -> int:
+        return v.value if isinstance(v, ConstInt) else vals[v]
+
+    bb, prev = f.blocks[0], None
+    while fuel:
+        fuel -= 1
+        insts = bb.instructions
+        phis = [i for i in insts if i.op == "phi"]
+        new = {p: val(next(v for v, q in p.attrs["incoming"] if q is prev)) for p in phis}
+        vals.update(new)
+        for i in insts[len(phis):]:
+            ops = [o for o in i.operands if not isinstance(o, Function)]
+            if i.op in ("add", "sub", "xor"):
+                a, b = map(val, ops)
+                vals[i] = a + b if i.op == "add" else a - b if i.op == "sub" else a ^ b
+            elif i.op == "icmp":
+                a, b = map(val, ops)
+                vals[i] = int(a < b if i.attrs["pred"] == "slt" else a == b)
+            elif i.op == "call":
+                out.append(val(ops[0]))
+            elif i.op == "ret":
+                return out
+            elif i.op == "br":
+                targets = i.attrs["targets"]
+                prev, bb = bb, targets[0] if not ops or val(ops[0]) else targets[1]
+            else:
+                raise AssertionError(i.op)
+    raise AssertionError("out of fuel")
+
+
+def counting_loop(n: int) -> tuple[Function, dict[str, BasicBlock], dict[str, Instruction]]:
+    """entry: br head; head: i = phi [0, entry], [next, latch]; t = i < n; br t, body, exit;
+    body: record(i); br latch; latch: next = i + 1; br head; exit: record(i + 100); ret."""
+    f = Function(FunctionType(void, ()), "main")
+    blocks = {name: f.append_block(name) for name in ("entry", "head", "body", "latch", "exit")}
+    rec = record_fn()
+    b = IRBuilder(blocks["entry"])
+    b.br(blocks["head"])
+    b.position_at_end(blocks["head"])
+    i = b.phi(i32, [(c(0), blocks["entry"])])
+    t = b.icmp("slt", i, c(n))
+    b.cbranch(t, blocks["body"], blocks["exit"])
+    b.position_at_end(blocks["body"])
+    b.call(rec, [i])
+    b.br(blocks["latch"])
+    b.position_at_end(blocks["latch"])
+    nxt = b.add(i, c(1))
+    b.br(blocks["head"])
+    i.attrs["incoming"].append((nxt, blocks["latch"]))
+    b.position_at_end(blocks["exit"])
+    after = b.add(i, c(100))
+    b.call(rec, [after])
+    b.ret()
+    return f, blocks, {"i": i, "t": t, "next": nxt, "after": after}
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_loop_testing_in_its_header_becomes_a_guarded_do_while(n):
+    f, bl, v = counting_loop(n)
+    want = evaluate(f)
+    assert want == [*range(n), max(n, 0) + 100]            # the evaluator itself, on the loop as built
+    assert rotate_loops(f)
+    assert bl["head"] not in f.blocks
+    entry, body, latch, exit_ = bl["entry"], bl["body"], bl["latch"], bl["exit"]
+    guard = entry.instructions[-1]
+    assert guard.attrs["targets"] == (body, exit_)
+    copy = guard.operands[0]
+    assert copy is not v["t"] and copy.op == "icmp" and copy.operands[0].value == 0 and copy.parent is entry
+    bottom = latch.instructions[-1]
+    assert bottom.operands == [v["t"]] and bottom.attrs["targets"] == (body, exit_)
+    assert v["t"].parent is latch and v["t"].operands[0] is v["next"]   # the test reads the next value
+    phi = body.instructions[0]
+    assert phi.op == "phi" and [(getattr(x, "value", x), q) for x, q in phi.attrs["incoming"]] == [
+        (0, entry), (v["next"], latch)]
+    assert v["next"].operands[0] is phi                                 # the body reads this iteration's i
+    at_exit = exit_.instructions[0]
+    assert at_exit.op == "phi" and v["after"].operands[0] is at_exit
+    assert evaluate(f) == want
+    assert not rotate_loops(f)                                          # the latch tests now: nothing to rotate
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_a_header_phi_whose_back_edge_value_is_another_header_phi(n):
+    """A swap: head: a = phi [1, entry], [b, latch]; b = phi [2, entry], [a, latch]; the rotated body's phis
+    take the previous iteration's values, not the ones the moved header code computes."""
+    f = Function(FunctionType(void, ()), "main")
+    entry, head, body, exit_ = (f.append_block(x) for x in ("entry", "head", "body", "exit"))
+    rec = record_fn()
+    bld = IRBuilder(entry)
+    bld.br(head)
+    bld.position_at_end(head)
+    k = bld.phi(i32, [(c(0), entry)])
+    a = bld.phi(i32, [(c(1), entry)])
+    b = bld.phi(i32, [(c(2), entry)])
+    bld.cbranch(bld.icmp("slt", k, c(n)), body, exit_)
+    bld.position_at_end(body)
+    bld.call(rec, [bld.sub(a, b)])
+    k1 = bld.add(k, c(1))
+    bld.br(head)
+    k.attrs["incoming"].append((k1, body))
+    a.attrs["incoming"].append((b, body))
+    b.attrs["incoming"].append((a, body))
+    bld.position_at_end(exit_)
+    bld.call(rec, [a])
+    bld.call(rec, [b])
+    bld.ret()
+    want = evaluate(f)
+    assert want == [(-1, 1)[j % 2] for j in range(n)] + ([1, 2] if n % 2 == 0 else [2, 1])
+    assert rotate_loops(f)
+    assert head not in f.blocks and evaluate(f) == want
+
+
+def test_a_forwarded_phi_standing_for_a_header_value_is_rewritten():
+    """The SSA construction's trivial phis are still used when the clean-up rotates: a use of one that
+    stands for the header's phi reads the body's phi after rotation (not the header's, which goes)."""
+    f, bl, v = counting_loop(2)
+    want = evaluate(f)
+    fwd = Instruction("phi", i32, [], incoming=[])                # forwarded to i; used in the body
+    call = bl["body"].instructions[0]
+    call.operands[1] = fwd
+    assert rotate_loops(f, {fwd: v["i"]})
+    assert call.operands[1] is bl["body"].instructions[0] and call.operands[1].op == "phi"
+    assert evaluate(f) == want
+
+
+def test_the_copies_get_the_originals_locations():
+    f, bl, v = counting_loop(2)
+    locs = {v["t"]: (7, 3, None, None)}
+    assert rotate_loops(f, None, locs)
+    copy = bl["entry"].instructions[-1].operands[0]
+    assert locs[copy] == (7, 3, None, None)
+
+
+def test_loops_left_alone():
+    """A header with a call (a copy would run it in other control flow), a loop testing at the bottom
+    already (a do-while), and a header entered from two blocks outside the loop stay as they are."""
+    f, bl, v = counting_loop(2)
+    head = bl["head"].instructions
+    call = Instruction("call", void, [record_fn(), c(5)])
+    call.parent = bl["head"]
+    head.insert(len(head) - 1, call)
+    assert not rotate_loops(f)
+    d = Function(FunctionType(void, ()), "main")
+    entry, body, exit_ = (d.append_block(x) for x in ("entry", "body", "exit"))
+    bld = IRBuilder(entry)
+    bld.br(body)
+    bld.position_at_end(body)
+    i = bld.phi(i32, [(c(0), entry)])
+    nxt = bld.add(i, c(1))
+    bld.cbranch(bld.icmp("slt", nxt, c(3)), body, exit_)
+    i.attrs["incoming"].append((nxt, body))
+    bld.position_at_end(exit_)
+    bld.ret()
+    assert not rotate_loops(d)
+    g = Function(FunctionType(void, ()), "main")
+    entry, other, head, body, exit_ = (g.append_block(x) for x in ("entry", "other", "head", "body", "exit"))
+    bld = IRBuilder(entry)
+    bld.cbranch(ConstInt(i1, 1), head, other)
+    bld.position_at_end(other)
+    bld.br(head)
+    bld.position_at_end(head)
+    i = bld.phi(i32, [(c(0), entry), (c(1), other)])
+    bld.cbranch(bld.icmp("slt", i, c(3)), body, exit_)
+    bld.position_at_end(body)
+    nxt = bld.add(i, c(1))
+    bld.br(head)
+    i.attrs["incoming"].append((nxt, body))
+    bld.position_at_end(exit_)
+    bld.ret()
+    assert not rotate_loops(g)
