@@ -26,7 +26,8 @@ from .llvm.values import BasicBlock, Function, Instruction, Value
 __all__ = ["rotate_loops"]
 
 _MOST_COPIED = 16            # the header's instructions (phis and branch aside), as LLVM's rotation-max-header-size
-_NOT_COPIED = frozenset({"call", "store", "alloca", "atomicrmw", "cmpxchg", "fence", "switch", "ret", "unreachable"})
+_NOT_COPIED = frozenset({"call", "store", "alloca", "atomicrmw", "cmpxchg", "fence", "switch", "ret", "unreachable",
+                         "phi"})
 
 
 def rotate_loops(f: Function, forwarded: dict[Value, Value] | None = None, locs: dict | None = None) -> bool:
@@ -34,65 +35,73 @@ def rotate_loops(f: Function, forwarded: dict[Value, Value] | None = None, locs:
     at most _MOST_COPIED copyable instructions and leaves the loop by a conditional branch whose other target
     (the body's first block, entered only from the header) starts no phi.  `forwarded`: the SSA
     construction's trivial phis (phi -> value) whose uses are still to be rewritten; a use of one standing
-    for a header value is rewritten here (the header's phis go).  `locs`: the -Zi locations
-    (instruction -> location), given to the copies too.  Returns whether a loop was rotated."""
-    changed = False
-    while _rotate_one(f, forwarded or {}, locs):
-        changed = True
-    return changed
-
-
-def _rotate_one(f: Function, forwarded: dict[Value, Value], locs: dict | None) -> bool:
+    for a header value is rewritten here (the header's phis go).  `locs`: the -Zi locations (instruction ->
+    location), given to the copies too.  One analysis serves every loop: rotating one only takes its header
+    out of the dominator tree (its preheader becomes the parent of the body's first block and of the exit),
+    so the others' dominance questions keep their answers.  Returns whether a loop was rotated."""
     if len(f.blocks) < 3:
         return False
     rpo, order, preds = _reachable_cfg(f)
-    bodies = _loop_bodies(rpo, order, preds)
-    idom: list[int] | None = None
-    for h, body in bodies.items():
-        term = h.instructions[-1]
-        if term.op != "br" or not term.operands:
-            continue
-        inside = [t for t in term.attrs["targets"] if t in body]
-        if len(inside) != 1 or inside[0] is h:
-            continue
-        b = inside[0]
-        e = next(t for t in term.attrs["targets"] if t not in body)
-        outer = [p for p in preds[h] if p not in body]
-        latches = [p for p in preds[h] if p in body]
-        if len(outer) != 1 or len(latches) != 1 or preds[b] != [h]:
-            continue
-        pre, latch = outer[0], latches[0]
-        if not _plain_branch_to(pre, h) or not _plain_branch_to(latch, h) or latch is h:
-            continue
-        code = h.instructions[:-1]
-        phis = [i for i in code if i.op == "phi"]
-        work = code[len(phis):]
-        if len(work) > _MOST_COPIED or any(i.op in _NOT_COPIED or i.op == "phi" for i in work):
-            continue
-        if b.instructions and b.instructions[0].op == "phi":
-            continue
-        if idom is None:
-            idom = immediate_dominators([[order[p] for p in preds[bb]] for bb in rpo])
-        under_b = _dominated(rpo, order, idom, b)
-        under_e = _dominated(rpo, order, idom, e)
-        if _rotate(f, h, pre, latch, b, e, phis, work, under_b, under_e, _aliases(forwarded, phis, work), locs):
-            return True
-    return False
-
-
-def _aliases(forwarded: dict[Value, Value], phis: list[Instruction], work: list[Instruction]) -> dict[Value, Value]:
-    """The forwarded phis standing for one of the header's values (chains followed), mapped to it."""
-    if not forwarded:
-        return {}
-    values = set(phis) | set(work)
-    out: dict[Value, Value] = {}
-    for fp in forwarded:
+    loops = [(h, body) for h, body in _loop_bodies(rpo, order, preds).items() if _candidate(h, body)]
+    if not loops:
+        return False
+    idom = immediate_dominators([[order[p] for p in preds[bb]] for bb in rpo])
+    first, last = _intervals(idom)
+    header_values = {v for h, _body in loops for v in h.instructions}
+    alias: dict[Value, Value] = {}                 # forwarded phi -> the header value it stands for
+    fw = forwarded or {}
+    for fp in fw:
         v = fp
-        while v in forwarded:
-            v = forwarded[v]
-        if v in values:
-            out[fp] = v
-    return out
+        while v in fw:
+            v = fw[v]
+        if v in header_values:
+            alias[fp] = v
+    users: dict[Value, list[tuple[Instruction, BasicBlock]]] = {}
+    watched = header_values | alias.keys()
+    for bb in f.blocks:
+        for i in bb.instructions:
+            ops = [v for v, _q in i.attrs["incoming"]] if i.op == "phi" else i.operands
+            for o in ops:
+                if o in watched:
+                    users.setdefault(o, []).append((i, bb))
+    walk = _Rotation(f, order, first, last, preds, alias, users, locs)
+    for h, body in loops:
+        walk.rotate(h, body)
+    if walk.gone:
+        f.blocks = [bb for bb in f.blocks if bb not in walk.gone]
+    return bool(walk.gone)
+
+
+def _candidate(h: BasicBlock, body: set[BasicBlock]) -> bool:
+    """Whether the header `h` leaves its loop by a conditional branch to one block inside and one outside."""
+    term = h.instructions[-1]
+    if term.op != "br" or not term.operands:
+        return False
+    yes, no = term.attrs["targets"]
+    return (yes in body) != (no in body) and h not in (yes, no)
+
+
+def _intervals(idom: list[int]) -> tuple[list[int], list[int]]:
+    """Each node's first and last position in a depth-first walk of the dominator tree: x is dominated by
+    d iff first[d] <= first[x] <= last[d]."""
+    n = len(idom)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for x in range(1, n):
+        if idom[x] >= 0:
+            children[idom[x]].append(x)
+    first, last = [0] * n, [0] * n
+    count = 0
+    stack = [(0, False)]
+    while stack:
+        x, done = stack.pop()
+        if done:
+            last[x] = count - 1
+            continue
+        first[x] = count
+        count += 1
+        stack.append((x, True))
+        stack.extend((c, False) for c in children[x])
+    return first, last
 
 
 def _plain_branch_to(p: BasicBlock, h: BasicBlock) -> bool:
@@ -100,132 +109,152 @@ def _plain_branch_to(p: BasicBlock, h: BasicBlock) -> bool:
     return t is not None and t.op == "br" and not t.operands and t.attrs["targets"][0] is h
 
 
-def _dominated(rpo: list[BasicBlock], order: dict[BasicBlock, int], idom: list[int], top: BasicBlock) -> set[BasicBlock]:
-    """The blocks `top` dominates (itself included)."""
-    t = order[top]
-    out: set[BasicBlock] = set()
-    for i, bb in enumerate(rpo):
-        d = i
-        while d > t:
-            d = idom[d]
-        if d == t:
-            out.add(bb)
-    return out
+class _Rotation:
+    """The analysis the rotations share, kept up to date as each loop is rotated."""
 
+    def __init__(self, f: Function, order: dict[BasicBlock, int], first: list[int], last: list[int],
+                 preds: dict[BasicBlock, list[BasicBlock]], alias: dict[Value, Value],
+                 users: dict[Value, list[tuple[Instruction, BasicBlock]]], locs: dict | None) -> None:
+        self.f, self.order, self.first, self.last, self.preds = f, order, first, last, preds
+        self.alias, self.users, self.locs = alias, users, locs
+        self.aliases_of: dict[Value, list[Value]] = {}
+        for fp, v in alias.items():
+            self.aliases_of.setdefault(v, []).append(fp)
+        self.gone: set[BasicBlock] = set()
 
-def _rotate(f: Function, h: BasicBlock, pre: BasicBlock, latch: BasicBlock, b: BasicBlock,
-            e: BasicBlock, phis: list[Instruction], work: list[Instruction], under_b: set[BasicBlock],
-            under_e: set[BasicBlock], alias: dict[Value, Value], locs: dict | None) -> bool:
-    """Rotate the loop headed by `h` if every use of its values can be rewritten; returns whether it was.
-    `alias`: forwarded phis standing for header values (their uses count as uses of those)."""
-    if any({blk for _v, blk in p.attrs["incoming"]} != {pre, latch} for p in phis):
-        return False
-    values: set[Value] = set(phis) | set(work) | set(alias)
-    # every use outside the header must sit below b or below e
-    for bb in f.blocks:
-        if bb is h:
-            continue
-        for i in bb.instructions:
+    def under(self, x: BasicBlock, top: BasicBlock) -> bool:
+        o = self.order.get(x)
+        if o is None:
+            return False
+        t = self.order[top]
+        return self.first[t] <= self.first[o] <= self.last[t]
+
+    def rotate(self, h: BasicBlock, body: set[BasicBlock]) -> bool:
+        """Rotate the loop headed by `h` if it has the shape and every use of its values sits below the
+        body's first block or below the exit; returns whether it was."""
+        preds = self.preds
+        if not _candidate(h, body):
+            return False
+        term = h.instructions[-1]
+        b, e = term.attrs["targets"] if term.attrs["targets"][0] in body else term.attrs["targets"][::-1]
+        outer = [p for p in preds[h] if p not in body]
+        latches = [p for p in preds[h] if p in body]
+        if len(outer) != 1 or len(latches) != 1 or preds[b] != [h] or _has_phis(b):
+            return False
+        pre, latch = outer[0], latches[0]
+        if latch is h or not _plain_branch_to(pre, h) or not _plain_branch_to(latch, h):
+            return False
+        code = h.instructions[:-1]
+        phis = [i for i in code if i.op == "phi"]
+        work = code[len(phis):]
+        if len(work) > _MOST_COPIED or any(i.op in _NOT_COPIED for i in work):
+            return False
+        if any({blk for _v, blk in p.attrs["incoming"]} != {pre, latch} for p in phis):
+            return False
+        values = [*phis, *work]
+        names = [*values, *(fp for v in values for fp in self.aliases_of.get(v, ()))]
+        gone = self.gone
+        uses = [(v, i, bb) for v in names for i, bb in self.users.get(v, ()) if bb is not h and bb not in gone]
+        for v, i, bb in uses:                      # every use outside the header must sit below b or below e
             if i.op == "phi":
-                for v, q in i.attrs["incoming"]:
-                    if v in values and q is not h and q not in under_b and q not in under_e:
-                        return False
-            elif not values.isdisjoint(i.operands) and bb not in under_b and bb not in under_e:
+                if any(w is v and q is not h and not self.under(q, b) and not self.under(q, e)
+                       for w, q in i.attrs["incoming"]):
+                    return False
+            elif not self.under(bb, b) and not self.under(bb, e):
                 return False
-    if alias:                                  # the forwarded phis' uses read the header's values themselves
-        for bb in f.blocks:
-            for i in bb.instructions:
-                if not values.isdisjoint(i.operands):
-                    i.operands = [alias.get(o, o) for o in i.operands]
-                if i.op == "phi":
-                    i.attrs["incoming"] = [(alias.get(v, v), q) for v, q in i.attrs["incoming"]]
-        values = set(phis) | set(work)
-    from_pre: dict[Value, Value] = {}          # header value -> its value on entry (at the end of pre)
-    from_latch: dict[Value, Value] = {}        # header value -> its value after the back edge (at the end of latch)
-    for p in phis:
-        inc = {blk: v for v, blk in p.attrs["incoming"]}
-        from_pre[p] = inc[pre]
-        from_latch[p] = inc[latch]
-    # the copies in the preheader, reading the values on entry
-    copies: dict[Value, Value] = dict(from_pre)
-    pre.instructions.pop()
-    for i in work:
-        c = Instruction(i.op, i.type, [copies.get(o, o) for o in i.operands], i.name, **dict(i.attrs))
-        c.parent = pre
-        pre.instructions.append(c)
-        copies[i] = c
-        if locs is not None and i in locs:
-            locs[c] = locs[i]
-    term = h.instructions[-1]
-    guard = Instruction("br", term.type, [copies.get(o, o) for o in term.operands], targets=term.attrs["targets"])
-    guard.parent = pre
-    pre.instructions.append(guard)
-    if locs is not None and term in locs:
-        locs[guard] = locs[term]
-    # a header phi's latch incoming that is itself a header value is that value of the iteration before: B's phi
-    at_b: dict[Value, Instruction] = {v: Instruction("phi", v.type, [], v.name) for v in [*phis, *work]}
-    at_e: dict[Value, Instruction] = {v: Instruction("phi", v.type, [], v.name) for v in [*phis, *work]}
-    latch_value = {p: at_b.get(v, v) for p, v in from_latch.items()}
-    for v, phi in (*at_b.items(), *at_e.items()):
-        phi.attrs["incoming"] = [(copies[v], pre), (latch_value.get(v, v), latch)]
-    # the header's code moves to the end of the latch, its phis read as after the back edge
-    latch.instructions.pop()
-    for i in work:
-        i.operands = [latch_value.get(o, o) for o in i.operands]
-        i.parent = latch
-        latch.instructions.append(i)
-    term.operands = [latch_value.get(o, o) for o in term.operands]
-    term.parent = latch
-    latch.instructions.append(term)
-    moved = set(work) | {term}
-    # the other uses: below b read b's phis, below e e's
-    for bb in f.blocks:
-        if bb is h:
-            continue
-        for i in bb.instructions:
-            if i in moved:
+        self._rotate(h, pre, latch, b, e, phis, work, uses)
+        return True
+
+    def _rotate(self, h: BasicBlock, pre: BasicBlock, latch: BasicBlock, b: BasicBlock, e: BasicBlock,
+                phis: list[Instruction], work: list[Instruction], uses: list[tuple[Value, Instruction, BasicBlock]]) -> None:
+        alias, locs = self.alias, self.locs
+        term = h.instructions[-1]
+        for i in (*work, term):                    # the header's own reads of forwarded phis
+            i.operands = [alias.get(o, o) for o in i.operands]
+        from_pre: dict[Value, Value] = {}          # header value -> its value on entry (at the end of pre)
+        from_latch: dict[Value, Value] = {}        # header phi -> its incoming from the latch
+        for p in phis:
+            for v, q in p.attrs["incoming"]:
+                (from_pre if q is pre else from_latch)[p] = alias.get(v, v)
+        # the copies in the preheader, reading the values on entry
+        copies: dict[Value, Value] = dict(from_pre)
+        pre.instructions.pop()
+        for i in (*work, term):
+            n = Instruction(i.op, i.type, [copies.get(o, o) for o in i.operands], i.name, **dict(i.attrs))
+            n.parent = pre
+            pre.instructions.append(n)
+            copies[i] = n
+            self._note_uses(n, pre)
+            if locs is not None and i in locs:
+                locs[n] = locs[i]
+        # B's and E's phis, made when read: from pre the copies, from the latch the moved code's values
+        header = {*phis, *work}
+        at_b: dict[Value, Instruction] = {}
+        at_e: dict[Value, Instruction] = {}
+
+        def at(table: dict[Value, Instruction], v: Value) -> Instruction:
+            phi = table.get(v)
+            if phi is None:
+                phi = table[v] = Instruction("phi", v.type, [], v.name)
+                phi.attrs["incoming"] = [(copies[v], pre), (after_back_edge(v), latch)]
+            return phi
+
+        def after_back_edge(v: Value) -> Value:
+            """A header value as the moved code computes it: a phi its latch incoming, where a header value is
+            that value of the iteration before (B's phi of it)."""
+            if v not in from_latch:
+                return v
+            w = from_latch[v]
+            return at(at_b, w) if w in header else w
+
+        # the header's code moves to the end of the latch, its phis read as after the back edge
+        latch.instructions.pop()
+        for i in (*work, term):
+            i.operands = [after_back_edge(o) for o in i.operands]
+            i.parent = latch
+            latch.instructions.append(i)
+            self._note_uses(i, latch, h)
+        # the other uses: below b read b's phis, below e e's
+        for v, i, bb in uses:
+            v = alias.get(v, v)
+            if i.op == "phi":
+                i.attrs["incoming"] = [(at(at_b if self.under(q, b) else at_e, v), q)
+                                       if q is not h and (w is v or alias.get(w) is v) else (w, q)
+                                       for w, q in i.attrs["incoming"]]
+            else:
+                phi = at(at_b if self.under(bb, b) else at_e, v)
+                i.operands = [phi if o is v or alias.get(o) is v else o for o in i.operands]
+        for i in e.instructions:                   # e's phis: the edge from h is now two, from pre and the latch
+            if i.op != "phi":
+                break
+            i.attrs["incoming"] = [x for w, q in i.attrs["incoming"] for x in (
+                ((copies.get(w, w), pre), (after_back_edge(w), latch)) if q is h else ((w, q),))]
+            self._note_uses(i, e)
+        _lead(b, list(at_b.values()))
+        _lead(e, list(at_e.values()))
+        for table, bb in ((at_b, b), (at_e, e)):
+            for phi in table.values():
+                self._note_uses(phi, bb)
+        # the CFG: pre and the latch now enter b and e
+        preds = self.preds
+        preds[b] = [pre, latch]
+        preds[e] = [x for q in preds[e] for x in ((pre, latch) if q is h else (q,))]
+        self.gone.add(h)
+
+    def _note_uses(self, i: Instruction, bb: BasicBlock, was: BasicBlock | None = None) -> None:
+        """Record `i` (now in `bb`) among the users of the header values it reads (a later loop's)."""
+        ops = [v for v, _q in i.attrs["incoming"]] if i.op == "phi" else i.operands
+        for o in ops:
+            lst = self.users.get(o)
+            if lst is None:
                 continue
-            if i.op == "phi":
-                inc = i.attrs["incoming"]
-                if values.isdisjoint(v for v, _q in inc) and not (bb is e and any(q is h for _v, q in inc)):
-                    continue
-                new = []
-                for v, q in inc:
-                    if q is h:                         # e's phis: the edge is now two, from pre and the latch
-                        new += [(copies.get(v, v), pre), (latch_value.get(v, v), latch)]
-                    elif v in values:
-                        new.append(((at_b if q in under_b else at_e)[v], q))
-                    else:
-                        new.append((v, q))
-                i.attrs["incoming"] = new
-            elif not values.isdisjoint(i.operands):
-                table = at_b if bb in under_b else at_e
-                i.operands = [table.get(o, o) for o in i.operands]
-    f.blocks = [bb for bb in f.blocks if bb is not h]
-    used = _read_in(f, [*at_b.values(), *at_e.values()])
-    _lead(b, [phi for phi in at_b.values() if phi in used])
-    _lead(e, [phi for phi in at_e.values() if phi in used])
-    return True
+            if was is not None:
+                lst[:] = [(u, ub) for u, ub in lst if u is not i]
+            lst.append((i, bb))
 
 
-def _read_in(f: Function, new: list[Instruction]) -> set[Value]:
-    """The phis of `new` that an instruction of `f`, or such a phi, reads."""
-    pending = set(new)
-    out: set[Value] = set()
-    stack: list[Value] = []
-    for bb in f.blocks:
-        for i in bb.instructions:
-            stack += (o for o in i.operands if o in pending)
-            if i.op == "phi":
-                stack += (v for v, _q in i.attrs["incoming"] if v in pending)
-    while stack:
-        v = stack.pop()
-        if v in out:
-            continue
-        out.add(v)
-        assert isinstance(v, Instruction)
-        stack += (w for w, _q in v.attrs["incoming"] if w in pending)
-    return out
+def _has_phis(bb: BasicBlock) -> bool:
+    return bool(bb.instructions) and bb.instructions[0].op == "phi"
 
 
 def _lead(bb: BasicBlock, phis: list[Instruction]) -> None:
