@@ -194,3 +194,55 @@ def test_loops_left_alone():
     bld.position_at_end(exit_)
     bld.ret()
     assert not rotate_loops(g)
+
+
+ZI_SOURCE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    switch ((int)tid.x) {
+    case 0: {
+        if (tid.y > 5) break;
+        v += 1;
+    }
+    case 1: {
+        v = v * 7 + 10;
+        break;
+    }
+    }
+    int i = 0;
+    while (i * 3 < v) { i++; }
+    Out[tid.x] = v + i;
+}
+"""
+
+
+def test_copies_keep_their_debug_locations():
+    """-Zi: the case copied for the case falling into it (`v = v * 7 + 10`, line 11) and the rotated loop's
+    guard (`i * 3 < v`, line 16) carry their originals' locations: every mul of the debug module's function
+    has a !dbg, at the line of its statement."""
+    import re
+    import struct
+
+    from harness import tools
+    from harness.dxil_tools import container_parts, patch_datalayout_i8
+
+    from shaderbuild.compiler import compile_file
+    from shaderbuild.options import CompileOptions
+
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", debug_info=True, embed_debug=True)
+    res = compile_file("zi.hlsl", opts, text=ZI_SOURCE)
+    assert res.ok and res.binary is not None
+    part = container_parts(res.binary)["ILDB"]
+    offset, size = struct.unpack_from("<II", part, 16)
+    with tools.TempInput(patch_datalayout_i8(part[8 + offset:8 + offset + size]), ".bc") as path:
+        ir = tools.run_tool(["llvm-dis-19", str(path), "-o", "-"]).stdout.decode()
+    nodes = dict(re.findall(r"^(!\d+) = (.*)$", ir, re.M))
+    muls = re.findall(r"= mul i32 .*", ir)
+    assert len(muls) >= 4                       # v * 7 twice (the case and its copy), i * 3 twice (guard, bottom)
+    lines = []
+    for m in muls:
+        ref = re.search(r"!dbg (!\d+)", m)
+        assert ref, f"no location: {m}"
+        lines.append(int(re.search(r"line: (\d+)", nodes[ref[1]])[1]))
+    assert sorted(set(lines)) == [11, 16] and lines.count(11) >= 2 and lines.count(16) >= 2

@@ -607,7 +607,7 @@ def _has_phis(bb: BasicBlock) -> bool:
 _MOST_DUPLICATED = 256         # instructions of a case's blocks copied for the cases falling into it
 
 
-def duplicate_fallen_into_cases(f: Function) -> bool:
+def duplicate_fallen_into_cases(f: Function, locs: dict | None = None) -> bool:
     """A switch case that other cases fall into (its first block entered by `br` besides the switch) gets a
     copy of its blocks (those it reaches before the switch's merge, entered only from it) for those cases, so
     that no case falls into another: the copy's first block takes the phis' incomings from the falling
@@ -618,18 +618,19 @@ def duplicate_fallen_into_cases(f: Function) -> bool:
     without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
     tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
     used outside them only by phis, holding no loop (dxil-to-spirv crashed, SIGSEGV, on shapes programs 350
-    and 375 of tag campaign with a copied loop); not a latch or a loop header.  Returns whether a case was
-    copied."""
+    and 375 of tag campaign with a copied loop); not a latch or a loop header.  `locs`: the -Zi locations
+    (instruction -> location), given to the copies too.  Returns whether a case was copied."""
     if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
         return False
     changed = False
     merges: dict[BasicBlock, BasicBlock | None] = {}
-    while _duplicate_one_fallen_into_case(f, merges):
+    while _duplicate_one_fallen_into_case(f, merges, locs):
         changed = True
     return changed
 
 
-def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicBlock | None]) -> bool:
+def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicBlock | None],
+                                    locs: dict | None = None) -> bool:
     """Copy one fallen-into case.  The costs are bounded: a switch no case of which falls into another costs a look
     at its targets' predecessors; its merge is found once (`merges`: a copy inside a case keeps it), each block
     reaching it tried once, and a case's blocks are walked only up to _MOST_DUPLICATED instructions (a 300-case
@@ -664,7 +665,7 @@ def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicB
             if region is None or any(q not in region for x in region if x is not c for q in preds[x]) or any(
                     order[s] <= order[x] for x in region for s in successors(x)) or not _used_only_by_phis(f, region):
                 continue                               # too big, entered elsewhere, or holding a loop's latch
-            _copy_for(f, [x for x in f.blocks if x in region], c, fall)
+            _copy_for(f, [x for x in f.blocks if x in region], c, fall, locs)
             return True
     return False
 
@@ -684,8 +685,9 @@ def _used_only_by_phis(f: Function, region: set[BasicBlock]) -> bool:
     return True
 
 
-def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock]) -> None:
-    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`."""
+def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock], locs: dict | None = None) -> None:
+    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`;
+    each copy gets its original's -Zi location in `locs`."""
     bm = {bb: BasicBlock(bb.name + ".dup" if bb.name else "", f) for bb in blocks}
     at = f.blocks.index(c)
     f.blocks[at:at] = [bm[bb] for bb in blocks]
@@ -706,6 +708,8 @@ def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[B
             n.parent = bm[bb]
             bm[bb].instructions.append(n)
             remap[i] = n
+            if locs is not None and i in locs:
+                locs[n] = locs[i]
     for n in pairs:                                    # operands may be defined later (a loop's phis)
         n.operands = [remap.get(o, o) for o in n.operands]
         attrs = n.attrs
