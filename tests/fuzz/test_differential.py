@@ -114,14 +114,33 @@ def test_spirv_and_dxil_agree_on_shape_programs(seed: int) -> None:
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
 
 
-@pytest.mark.parametrize("index", [42, 60, 532, 722, 833])
+@pytest.mark.parametrize("index", [42, 60, 532, 722, 833, 1252])
 def test_loop_campaign_findings_agree(index: int) -> None:
     """Loops-mode campaign programs (python -m fuzz.diffcampaign --kind loops --tag hunt7l) that dxil-spirv had
-    rejected (42, 60, 532, 833 on f258097; 42 and 60 still on dd3192f) or could not convert within a minute (722: dd3192f's
-    break bypass sent a `return` inside a loop straight into the function's shared return block)."""
+    rejected (42, 60, 532, 833 on f258097; 42 and 60 still on dd3192f; 1252 until the loop rotation of rot12) or
+    could not convert within a minute (722: dd3192f's break bypass sent a `return` inside a loop straight into the
+    function's shared return block)."""
     prog = hlsl_gen.generate(random.Random(f"hunt7l:{index}"), safe=True, loops=True)
     diffs = differences(prog)
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+
+
+@pytest.mark.parametrize("index", [222, 518])
+def test_shapes_campaign_findings_agree(index: int) -> None:
+    """Shapes-mode campaign programs (--kind shapes --tag campaign) whose switch has a case holding loops that
+    another case falls into after an early `break`: dxil-spirv rejected them ('Case construct ... has branches to
+    the case construct ...', 'exits the selection ... not via a structured exit') until cases holding loops were
+    copied too (cfg.duplicate_fallen_into_cases).  Our SPIR-V, our DXIL on the interpreter and through dxil-spirv
+    agree; 222's -O0 DXIL converts too (518's does not: dxil-spirv leaves a copied loop's exit unstructured,
+    'exits the loop headed by ...')."""
+    prog = hlsl_gen.generate(random.Random(f"campaign:{index}"), safe=True, loops=True, shapes=True)
+    diffs = differences(prog)
+    assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
+    if index == 222:
+        opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=0)
+        res = compile_file("shapes.hlsl", opts, text=prog.source)
+        assert res.ok and res.binary is not None
+        dxil_consumer.to_spirv(res.binary)
 
 
 def test_break_from_if_inside_constant_switch_runs() -> None:
@@ -701,7 +720,8 @@ def test_cases_falling_through_after_an_early_exit(shape: str, backend: str) -> 
     construct that targets ... has branches to the case construct that targets ...'), also with every empty
     block bypassed; each case ending in `break` converted.  cfg.duplicate_fallen_into_cases now gives the cases
     falling into a case a copy of its blocks, so no case falls into another (shapes 424, 546 and 718 of tag
-    campaign convert and agree on every route since; 222 and 518, whose cases hold loops, do not)."""
+    campaign convert and agree on every route since; 222 and 518, whose cases hold loops, since rot12 copied such
+    cases too, see test_shapes_campaign_findings_agree)."""
     src, model = FALLEN_INTO_CASES[shape]
     want = [v for t in range(4) for v in model(t)]
     if backend == "lli":
