@@ -246,3 +246,30 @@ def test_copies_keep_their_debug_locations():
         assert ref, f"no location: {m}"
         lines.append(int(re.search(r"line: (\d+)", nodes[ref[1]])[1]))
     assert sorted(set(lines)) == [11, 16] and lines.count(11) >= 2 and lines.count(16) >= 2
+
+
+@pytest.mark.parametrize(("pred", "a", "b", "negate", "taken"), [
+    ("slt", 0, 0, False, "no"), ("slt", -1, 0, False, "yes"), ("ult", -1, 0, False, "no"),
+    ("uge", -1, 0, False, "yes"), ("eq", 3, 3, True, "yes"), ("sgt", 2, -5, True, "yes")])
+def test_a_branch_on_a_compare_of_constants_goes_to_its_target(pred, a, b, negate, taken):
+    """`br (icmp pred a, b)` (or its i1 xor with true) folds as InstCombine would fold the compare: signed
+    predicates read the constants signed, unsigned ones as they are stored; one operand a forwarded phi.
+    `taken`: the target the compare itself picks (the xor then picks the other)."""
+    from shaderbuild_dxil.cfg import fold_constant_branches
+
+    f = Function(FunctionType(void, ()), "main")
+    entry, yes, no = (f.append_block(x) for x in ("entry", "yes", "no"))
+    bld = IRBuilder(entry)
+    fwd = Instruction("phi", i32, [], incoming=[])
+    cond = bld.icmp(pred, fwd, c(b))
+    if negate:
+        cond = bld.xor(cond, ConstInt(i1, 1))
+    bld.cbranch(cond, yes, no)
+    for bb in (yes, no):
+        bld.position_at_end(bb)
+        bld.ret()
+    assert fold_constant_branches(f, {fwd: c(a)})
+    want = {"yes": yes, "no": no}[taken]
+    if negate:
+        want = no if want is yes else yes
+    assert entry.instructions[-1].attrs["targets"] == (want,)

@@ -808,6 +808,75 @@ def test_loops_rotated_for_dxil_spirv_keep_their_values(backend: str) -> None:
     assert run_backend(backend, LOOPS_TO_ROTATE, {"Out": ("int", 16)})["Out"] == want
 
 
+NEVER_TAKEN_CONTINUE_ON_CONSTANTS = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    for (int i = 0; i < 2; i++) {
+        int d = 0;
+        int k = 0;
+        do {
+            k++;
+            if (tid.x != 0) {
+                if ((int)tid.x > 2) {
+                    if (i < d) {
+                        break;
+                    }
+                }
+            } else {
+                if ((int)tid.y < d) {
+                    if (d < d) {
+                        continue;
+                    }
+                }
+                if (d >= i) {
+                    v += 100;
+                }
+                break;
+            }
+            v += 1;
+        } while (k < 3);
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+def _never_taken_continue_model(t: int) -> list[int]:
+    v = 0
+    for i in range(2):
+        d = k = 0
+        while True:
+            k += 1
+            if t != 0:
+                if t > 2 and i < d:
+                    break
+            else:
+                if d >= i:
+                    v += 100
+                break
+            v += 1
+            if k >= 3:
+                break
+    return [v]
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil-vk"])
+def test_a_branch_on_a_compare_of_constants_folds(backend: str) -> None:
+    """Loops program 1151 of tag hunt7l, reduced (by hand from the line reduction, made to end): `if (d < d)
+    continue;` with d constant after promotion left `br (icmp slt 0, 0), latch, ...` in our DXIL, a `continue`
+    never taken beside a `break`; dxil-spirv left the selection holding it unstructured (spirv-val: 'exits the
+    selection ... not via a structured exit').  cfg.fold_constant_branches folds a condition computed from
+    constants only, as InstCombine does in DXC, and the SPIR-V dxil-spirv makes of it gives the model's values."""
+    want = [v for t in range(4) for v in _never_taken_continue_model(t)]
+    if backend == "lli":
+        res = compile_ok(NEVER_TAKEN_CONTINUE_ON_CONSTANTS, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, NEVER_TAKEN_CONTINUE_ON_CONSTANTS, {"Out": ("int", 4)})["Out"] == want
+
+
 EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);
 [numthreads(4, 1, 1)]
 void main(uint3 tid : SV_DispatchThreadID) {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from shaderbuild.lightstd import Counter, itemgetter
 
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
@@ -317,7 +317,7 @@ def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
     return bb
 
 
-def fold_constant_branches(f: Function) -> bool:
+def fold_constant_branches(f: Function, forwarded: dict | None = None) -> bool:
     """`br i1 true/false, A, B` becomes `br` to the block it takes, as simplifycfg folds DXC's (a condition the front
     end folded, `if (-1 <= 0)`); the other block's phis drop the incoming from this one.  dxil-spirv's structurizer
     took such never-taken edges for real exits (shapes program 270 of tag campaign).  The folds inside a loop that
@@ -326,17 +326,24 @@ def fold_constant_branches(f: Function) -> bool:
     not the endless one inside a selection, even with give_endless_loops_an_exit's never-taken exit into
     `unreachable` (spirv-val: "Function end cannot be called in blocks"; a reduction of shapes program 818 of tag
     campaign).  Run it before give_endless_loops_an_exit, whose never-taken exits it would undo, then
-    remove_unreachable_blocks."""
+    remove_unreachable_blocks.  A condition computed from constants only (an `icmp` of two constants, an i1
+    `xor` of such; through `forwarded`, the SSA construction's trivial phis not yet rewritten) counts as
+    constant, as InstCombine folds it before simplifycfg in DXC: `if (d < d) continue;` with d constant left
+    `br (icmp slt 0, 0), latch, ...`, a never-taken `continue` that dxil-spirv took for a real one (a
+    reduction of loops program 1151 of tag hunt7l; shapes 770 of tag campaign)."""
     folded: list[tuple[BasicBlock, Instruction, BasicBlock]] = []      # (block, its branch, the block it left)
     phis: dict[Instruction, tuple[BasicBlock, list]] = {}              # phi -> (its block, its incomings before)
     merged = False                                                     # a branch with one target twice went
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
-        if term is None or term.op != "br" or not term.operands or not isinstance(term.operands[0], ConstInt):
+        if term is None or term.op != "br" or not term.operands:
+            continue
+        cond = _constant_condition(term.operands[0], forwarded or {})
+        if cond is None:
             continue
         yes, no = term.attrs["targets"]
-        taken, other = (yes, no) if term.operands[0].value else (no, yes)
+        taken, other = (yes, no) if cond else (no, yes)
         if other is not taken:
             for inst in other.instructions:
                 if inst.op != "phi":
@@ -364,6 +371,36 @@ def fold_constant_branches(f: Function) -> bool:
     for phi, (block, incoming) in phis.items():      # from the incomings before: two folds may have left one block
         phi.attrs["incoming"] = [(v, b) for v, b in incoming if left.get(b) is not block]
     return merged or bool(left)
+
+
+_ICMP = {"eq": int.__eq__, "ne": int.__ne__, "slt": int.__lt__, "sle": int.__le__, "sgt": int.__gt__,
+         "sge": int.__ge__, "ult": int.__lt__, "ule": int.__le__, "ugt": int.__gt__, "uge": int.__ge__}
+
+
+def _constant_condition(v: Value, forwarded: dict, depth: int = 0) -> int | None:
+    """The value (0 or 1) of a branch condition computed from constants only, else None."""
+    while v in forwarded:
+        v = forwarded[v]
+    if isinstance(v, ConstInt):
+        return v.value
+    if depth > 4 or not isinstance(v, Instruction) or len(v.operands) != 2:
+        return None
+    if v.op == "icmp" and v.attrs["pred"] in _ICMP:
+        a, b = v.operands
+        while a in forwarded:
+            a = forwarded[a]
+        while b in forwarded:
+            b = forwarded[b]
+        if not isinstance(a, ConstInt) or not isinstance(b, ConstInt):
+            return None
+        pred = v.attrs["pred"]
+        x, y = (a.signed, b.signed) if pred[0] == "s" else (a.value, b.value)
+        return int(_ICMP[pred](x, y))
+    if v.op == "xor" and v.type is i1:
+        p = _constant_condition(v.operands[0], forwarded, depth + 1)
+        q = _constant_condition(v.operands[1], forwarded, depth + 1) if p is not None else None
+        return None if p is None or q is None else p ^ q
+    return None
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:

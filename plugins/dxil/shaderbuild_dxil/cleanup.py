@@ -49,7 +49,7 @@ def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool, locs: d
     cases falling into a small case get its copy.  `locs`: the -Zi locations (instruction -> location), which the
     copies made by case duplication and loop rotation get too."""
     cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
-    cfg.fold_constant_branches(f)
+    cfg.fold_constant_branches(f, forwarded)
     only_pred = cfg.remove_unreachable_blocks(f)
     # for dxil-spirv, also without optimisation; the table of single predecessors changes
     if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f, locs):
