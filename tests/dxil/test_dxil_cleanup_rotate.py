@@ -19,9 +19,9 @@ def record_fn() -> Function:
     return Function(FunctionType(void, (i32,)), "record")
 
 
-def evaluate(f: Function, fuel: int = 10_000) -> list[int]:
-    """Run `f` (phi, add, sub, xor, icmp slt/eq, br, call record, ret) and list what it records."""
-    vals: dict[Value, int] = {}
+def evaluate(f: Function, args: tuple[int, ...] = (), fuel: int = 10_000) -> list[int]:
+    """Run `f` on `args` (phi, add, sub, xor, icmp slt/eq, br, call record, ret) and list what it records."""
+    vals: dict[Value, int] = dict(zip(f.args, args))
     out: list[int] = []
 
     def val(v: Value) -> int:
@@ -54,17 +54,18 @@ def evaluate(f: Function, fuel: int = 10_000) -> list[int]:
     raise AssertionError("out of fuel")
 
 
-def counting_loop(n: int) -> tuple[Function, dict[str, BasicBlock], dict[str, Instruction]]:
+def counting_loop(n: int | None = None) -> tuple[Function, dict[str, BasicBlock], dict[str, Instruction]]:
     """entry: br head; head: i = phi [0, entry], [next, latch]; t = i < n; br t, body, exit;
-    body: record(i); br latch; latch: next = i + 1; br head; exit: record(i + 100); ret."""
-    f = Function(FunctionType(void, ()), "main")
+    body: record(i); br latch; latch: next = i + 1; br head; exit: record(i + 100); ret.  `n`: a constant,
+    or (None) the function's argument."""
+    f = Function(FunctionType(void, (i32,)), "main")
     blocks = {name: f.append_block(name) for name in ("entry", "head", "body", "latch", "exit")}
     rec = record_fn()
     b = IRBuilder(blocks["entry"])
     b.br(blocks["head"])
     b.position_at_end(blocks["head"])
     i = b.phi(i32, [(c(0), blocks["entry"])])
-    t = b.icmp("slt", i, c(n))
+    t = b.icmp("slt", i, f.args[0] if n is None else c(n))
     b.cbranch(t, blocks["body"], blocks["exit"])
     b.position_at_end(blocks["body"])
     b.call(rec, [i])
@@ -82,8 +83,8 @@ def counting_loop(n: int) -> tuple[Function, dict[str, BasicBlock], dict[str, In
 
 @pytest.mark.parametrize("n", [0, 1, 3])
 def test_a_loop_testing_in_its_header_becomes_a_guarded_do_while(n):
-    f, bl, v = counting_loop(n)
-    want = evaluate(f)
+    f, bl, v = counting_loop()
+    want = evaluate(f, (n,))
     assert want == [*range(n), max(n, 0) + 100]            # the evaluator itself, on the loop as built
     assert rotate_loops(f)
     assert bl["head"] not in f.blocks
@@ -92,6 +93,7 @@ def test_a_loop_testing_in_its_header_becomes_a_guarded_do_while(n):
     assert guard.attrs["targets"] == (body, exit_)
     copy = guard.operands[0]
     assert copy is not v["t"] and copy.op == "icmp" and copy.operands[0].value == 0 and copy.parent is entry
+    assert copy.operands[1] is f.args[0]
     bottom = latch.instructions[-1]
     assert bottom.operands == [v["t"]] and bottom.attrs["targets"] == (body, exit_)
     assert v["t"].parent is latch and v["t"].operands[0] is v["next"]   # the test reads the next value
@@ -101,8 +103,24 @@ def test_a_loop_testing_in_its_header_becomes_a_guarded_do_while(n):
     assert v["next"].operands[0] is phi                                 # the body reads this iteration's i
     at_exit = exit_.instructions[0]
     assert at_exit.op == "phi" and v["after"].operands[0] is at_exit
-    assert evaluate(f) == want
+    assert evaluate(f, (n,)) == want
     assert not rotate_loops(f)                                          # the latch tests now: nothing to rotate
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_guard_on_constants_goes_to_its_target(n):
+    """`for (i = 0; i < n; i++)` with n constant: the guard `0 < n` is folded (as InstCombine and simplifycfg
+    fold DXC's), so a loop never entered becomes unreachable, and the exit's phi drops the guard's incoming
+    when the loop is always entered."""
+    f, bl, v = counting_loop(n)
+    want = evaluate(f)
+    assert rotate_loops(f)
+    guard = bl["entry"].instructions[-1]
+    assert not guard.operands and guard.attrs["targets"] == ((bl["body"],) if n else (bl["exit"],))
+    if n:
+        phi = bl["exit"].instructions[0]
+        assert [q for _v, q in phi.attrs["incoming"]] == [bl["latch"]]
+    assert evaluate(f) == want
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5])
@@ -139,18 +157,18 @@ def test_a_header_phi_whose_back_edge_value_is_another_header_phi(n):
 def test_a_forwarded_phi_standing_for_a_header_value_is_rewritten():
     """The SSA construction's trivial phis are still used when the clean-up rotates: a use of one that
     stands for the header's phi reads the body's phi after rotation (not the header's, which goes)."""
-    f, bl, v = counting_loop(2)
-    want = evaluate(f)
+    f, bl, v = counting_loop()
+    want = evaluate(f, (2,))
     fwd = Instruction("phi", i32, [], incoming=[])                # forwarded to i; used in the body
     call = bl["body"].instructions[0]
     call.operands[1] = fwd
     assert rotate_loops(f, {fwd: v["i"]})
     assert call.operands[1] is bl["body"].instructions[0] and call.operands[1].op == "phi"
-    assert evaluate(f) == want
+    assert evaluate(f, (2,)) == want
 
 
 def test_the_copies_get_the_originals_locations():
-    f, bl, v = counting_loop(2)
+    f, bl, v = counting_loop()
     locs = {v["t"]: (7, 3, None, None)}
     assert rotate_loops(f, None, locs)
     copy = bl["entry"].instructions[-1].operands[0]

@@ -326,8 +326,8 @@ def fold_constant_branches(f: Function, forwarded: dict | None = None) -> bool:
     not the endless one inside a selection, even with give_endless_loops_an_exit's never-taken exit into
     `unreachable` (spirv-val: "Function end cannot be called in blocks"; a reduction of shapes program 818 of tag
     campaign).  Run it before give_endless_loops_an_exit, whose never-taken exits it would undo, then
-    remove_unreachable_blocks.  A condition computed from constants only (an `icmp` of two constants, an i1
-    `xor` of such; through `forwarded`, the SSA construction's trivial phis not yet rewritten) counts as
+    remove_unreachable_blocks.  A condition computed from constants only (`icmp` of constants, or of wrapping
+    add/sub/mul/and/or/xor of constants; through `forwarded`, the SSA construction's trivial phis not yet rewritten) counts as
     constant, as InstCombine folds it before simplifycfg in DXC: `if (d < d) continue;` with d constant left
     `br (icmp slt 0, 0), latch, ...`, a never-taken `continue` that dxil-spirv took for a real one (a
     reduction of loops program 1151 of tag hunt7l; shapes 770 of tag campaign)."""
@@ -377,30 +377,41 @@ _ICMP = {"eq": int.__eq__, "ne": int.__ne__, "slt": int.__lt__, "sle": int.__le_
          "sge": int.__ge__, "ult": int.__lt__, "ule": int.__le__, "ugt": int.__gt__, "uge": int.__ge__}
 
 
-def _constant_condition(v: Value, forwarded: dict, depth: int = 0) -> int | None:
+_ARITH = {"add": int.__add__, "sub": int.__sub__, "mul": int.__mul__, "and": int.__and__, "or": int.__or__,
+          "xor": int.__xor__}
+
+
+def _constant_condition(v: Value, forwarded: dict) -> int | None:
     """The value (0 or 1) of a branch condition computed from constants only, else None."""
+    c = _constant_int(v, forwarded, 0)
+    return None if c is None or v.type is not i1 and not (isinstance(v, Instruction) and v.op == "icmp") else c
+
+
+def _constant_int(v: Value, forwarded: dict, depth: int) -> int | None:
+    """The (unsigned) value of an integer computed from constants only by icmp and wrapping add, sub, mul, and,
+    or, xor, else None."""
     while v in forwarded:
         v = forwarded[v]
     if isinstance(v, ConstInt):
         return v.value
-    if depth > 4 or not isinstance(v, Instruction) or len(v.operands) != 2:
+    if depth > 6 or not isinstance(v, Instruction) or len(v.operands) != 2:
         return None
-    if v.op == "icmp" and v.attrs["pred"] in _ICMP:
-        a, b = v.operands
-        while a in forwarded:
-            a = forwarded[a]
-        while b in forwarded:
-            b = forwarded[b]
-        if not isinstance(a, ConstInt) or not isinstance(b, ConstInt):
-            return None
+    op = v.op
+    if op != "icmp" and op not in _ARITH:
+        return None
+    a = _constant_int(v.operands[0], forwarded, depth + 1)
+    b = _constant_int(v.operands[1], forwarded, depth + 1) if a is not None else None
+    if a is None or b is None:
+        return None
+    if op == "icmp":
         pred = v.attrs["pred"]
-        x, y = (a.signed, b.signed) if pred[0] == "s" else (a.value, b.value)
-        return int(_ICMP[pred](x, y))
-    if v.op == "xor" and v.type is i1:
-        p = _constant_condition(v.operands[0], forwarded, depth + 1)
-        q = _constant_condition(v.operands[1], forwarded, depth + 1) if p is not None else None
-        return None if p is None or q is None else p ^ q
-    return None
+        if pred not in _ICMP:
+            return None
+        if pred[0] == "s":
+            w = v.operands[0].type.width             # type: ignore[attr-defined]
+            a, b = (x - (1 << w) if x >> (w - 1) else x for x in (a, b))
+        return int(_ICMP[pred](a, b))
+    return _ARITH[op](a, b) & ((1 << v.type.width) - 1)   # type: ignore[attr-defined]
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:

@@ -20,7 +20,7 @@ sits elsewhere is left as it is.
 
 from __future__ import annotations
 
-from .cfg import _loop_bodies, _reachable_cfg, immediate_dominators
+from .cfg import _constant_condition, _loop_bodies, _reachable_cfg, immediate_dominators
 from .llvm.values import BasicBlock, Function, Instruction, Value
 
 __all__ = ["rotate_loops"]
@@ -67,6 +67,8 @@ def rotate_loops(f: Function, forwarded: dict[Value, Value] | None = None, locs:
     walk = _Rotation(f, order, first, last, preds, alias, users, locs)
     for h, body in loops:
         walk.rotate(h, body)
+    for pre in walk.guarded:
+        _fold_constant_guard(pre)
     if walk.gone:
         f.blocks = [bb for bb in f.blocks if bb not in walk.gone]
     return bool(walk.gone)
@@ -121,6 +123,7 @@ class _Rotation:
         for fp, v in alias.items():
             self.aliases_of.setdefault(v, []).append(fp)
         self.gone: set[BasicBlock] = set()
+        self.guarded: list[BasicBlock] = []          # the preheaders given a guard
 
     def under(self, x: BasicBlock, top: BasicBlock) -> bool:
         o = self.order.get(x)
@@ -240,6 +243,7 @@ class _Rotation:
         preds[b] = [pre, latch]
         preds[e] = [x for q in preds[e] for x in ((pre, latch) if q is h else (q,))]
         self.gone.add(h)
+        self.guarded.append(pre)
 
     def _note_uses(self, i: Instruction, bb: BasicBlock, was: BasicBlock | None = None) -> None:
         """Record `i` (now in `bb`) among the users of the header values it reads (a later loop's)."""
@@ -251,6 +255,25 @@ class _Rotation:
             if was is not None:
                 lst[:] = [(u, ub) for u, ub in lst if u is not i]
             lst.append((i, bb))
+
+
+def _fold_constant_guard(pre: BasicBlock) -> None:
+    """A guard whose condition is computed from constants only (`for (i = 0; i < 4; i++)`: `0 < 4`) becomes a
+    branch to the block it takes, as InstCombine and simplifycfg leave DXC's rotated loops; the other block's
+    phis drop the incoming from the preheader (a loop never entered is then unreachable: dxil-spirv's
+    structurizer mis-placed the switch of a later loop beside such a dead loop, shapes 501 of tag campaign)."""
+    term = pre.instructions[-1]
+    cond = _constant_condition(term.operands[0], {}) if term.operands else None
+    if cond is None:
+        return
+    yes, no = term.attrs["targets"]
+    taken, other = (yes, no) if cond else (no, yes)
+    if other is not taken:
+        for i in other.instructions:               # phis lead their blocks
+            if i.op != "phi":
+                break
+            i.attrs["incoming"] = [(v, q) for v, q in i.attrs["incoming"] if q is not pre]
+    term.operands, term.attrs["targets"] = [], (taken,)
 
 
 def _has_phis(bb: BasicBlock) -> bool:
