@@ -130,16 +130,14 @@ def test_shapes_campaign_findings_agree(index: int) -> None:
     another case falls into after an early `break`: dxil-spirv rejected them ('Case construct ... has branches to
     the case construct ...', 'exits the selection ... not via a structured exit') until cases holding loops were
     copied too (cfg.duplicate_fallen_into_cases).  Our SPIR-V, our DXIL on the interpreter and through dxil-spirv
-    agree; 222's -O0 DXIL converts too (518's does not: dxil-spirv leaves a copied loop's exit unstructured,
-    'exits the loop headed by ...')."""
+    agree, and the -O0 DXIL converts too."""
     prog = hlsl_gen.generate(random.Random(f"campaign:{index}"), safe=True, loops=True, shapes=True)
     diffs = differences(prog)
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
-    if index == 222:
-        opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=0)
-        res = compile_file("shapes.hlsl", opts, text=prog.source)
-        assert res.ok and res.binary is not None
-        dxil_consumer.to_spirv(res.binary)
+    opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=0)
+    res = compile_file("shapes.hlsl", opts, text=prog.source)
+    assert res.ok and res.binary is not None
+    dxil_consumer.to_spirv(res.binary)
 
 
 def test_break_from_if_inside_constant_switch_runs() -> None:

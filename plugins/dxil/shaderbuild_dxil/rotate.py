@@ -38,7 +38,10 @@ def rotate_loops(f: Function, forwarded: dict[Value, Value] | None = None, locs:
     for a header value is rewritten here (the header's phis go).  `locs`: the -Zi locations (instruction ->
     location), given to the copies too.  One analysis serves every loop: rotating one only takes its header
     out of the dominator tree (its preheader becomes the parent of the body's first block and of the exit),
-    so the others' dominance questions keep their answers.  Returns whether a loop was rotated."""
+    so the others' dominance questions keep their answers.  A loop whose guard would be computed from constants
+    only (`for (i = 0; i < 4; i++)`) stays as it is: DXC's InstCombine folds such a guard away, but rotating
+    those loops, with the guard folded or not, made dxil-spirv reject programs it converted unrotated (shapes
+    181, 293, 301, 440, 501, 524, 566, 738, 925, 943 of tag campaign).  Returns whether a loop was rotated."""
     if len(f.blocks) < 3:
         return False
     rpo, order, preds = _reachable_cfg(f)
@@ -67,8 +70,6 @@ def rotate_loops(f: Function, forwarded: dict[Value, Value] | None = None, locs:
     walk = _Rotation(f, order, first, last, preds, alias, users, locs)
     for h, body in loops:
         walk.rotate(h, body)
-    for pre in walk.guarded:
-        _fold_constant_guard(pre)
     if walk.gone:
         f.blocks = [bb for bb in f.blocks if bb not in walk.gone]
     return bool(walk.gone)
@@ -123,7 +124,6 @@ class _Rotation:
         for fp, v in alias.items():
             self.aliases_of.setdefault(v, []).append(fp)
         self.gone: set[BasicBlock] = set()
-        self.guarded: list[BasicBlock] = []          # the preheaders given a guard
 
     def under(self, x: BasicBlock, top: BasicBlock) -> bool:
         o = self.order.get(x)
@@ -154,6 +154,9 @@ class _Rotation:
             return False
         if any({blk for _v, blk in p.attrs["incoming"]} != {pre, latch} for p in phis):
             return False
+        on_entry = {p: v for p in phis for v, q in p.attrs["incoming"] if q is pre}
+        if _constant_condition(term.operands[0], {**self.alias, **on_entry}) is not None:
+            return False                           # a guard on constants: see rotate_loops
         values = [*phis, *work]
         names = [*values, *(fp for v in values for fp in self.aliases_of.get(v, ()))]
         gone = self.gone
@@ -243,7 +246,6 @@ class _Rotation:
         preds[b] = [pre, latch]
         preds[e] = [x for q in preds[e] for x in ((pre, latch) if q is h else (q,))]
         self.gone.add(h)
-        self.guarded.append(pre)
 
     def _note_uses(self, i: Instruction, bb: BasicBlock, was: BasicBlock | None = None) -> None:
         """Record `i` (now in `bb`) among the users of the header values it reads (a later loop's)."""
@@ -255,25 +257,6 @@ class _Rotation:
             if was is not None:
                 lst[:] = [(u, ub) for u, ub in lst if u is not i]
             lst.append((i, bb))
-
-
-def _fold_constant_guard(pre: BasicBlock) -> None:
-    """A guard whose condition is computed from constants only (`for (i = 0; i < 4; i++)`: `0 < 4`) becomes a
-    branch to the block it takes, as InstCombine and simplifycfg leave DXC's rotated loops; the other block's
-    phis drop the incoming from the preheader (a loop never entered is then unreachable: dxil-spirv's
-    structurizer mis-placed the switch of a later loop beside such a dead loop, shapes 501 of tag campaign)."""
-    term = pre.instructions[-1]
-    cond = _constant_condition(term.operands[0], {}) if term.operands else None
-    if cond is None:
-        return
-    yes, no = term.attrs["targets"]
-    taken, other = (yes, no) if cond else (no, yes)
-    if other is not taken:
-        for i in other.instructions:               # phis lead their blocks
-            if i.op != "phi":
-                break
-            i.attrs["incoming"] = [(v, q) for v, q in i.attrs["incoming"] if q is not pre]
-    term.operands, term.attrs["targets"] = [], (taken,)
 
 
 def _has_phis(bb: BasicBlock) -> bool:
