@@ -653,7 +653,6 @@ def _has_phis(bb: BasicBlock) -> bool:
 
 
 _MOST_DUPLICATED = 256         # instructions of a case's blocks copied for the cases falling into it
-_MOST_DUPLICATED_WITH_LOOPS = 128      # ... when they hold a loop
 
 
 def duplicate_fallen_into_cases(f: Function, locs: dict | None = None) -> bool:
@@ -666,11 +665,10 @@ def duplicate_fallen_into_cases(f: Function, locs: dict | None = None) -> bool:
     ("has branches to the case construct that targets ..."), or wrote the merge of such a switch in a loop
     without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
     tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
-    used outside them only by phis, of at most _MOST_DUPLICATED_WITH_LOOPS when they hold a loop: shapes 222
-    and 518 (copies of 53-104 instructions holding one or two loops) convert so, but dxil-to-spirv crashed
-    (SIGSEGV, "no candidate for ladder merging") on the copies of shapes 350 and 375 (148 and 173
-    instructions, four and five loops): a bound read off these programs, not a rule of dxil-spirv's; not a
-    latch or a loop header.  `locs`: the -Zi locations
+    used outside them only by phis, holding no loop (dxil-to-spirv crashed, SIGSEGV, on shapes programs 350
+    and 375 of tag campaign with a copied loop; copying the smaller loops of shapes 222 and 518 made them
+    convert, but left invalid SSA in shapes 89 and 292, 'Instruction does not dominate all uses', which
+    the copy of a loop's values does not yet handle); not a latch or a loop header.  `locs`: the -Zi locations
     (instruction -> location), given to the copies too.  Returns whether a case was copied."""
     if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
         return False
@@ -714,10 +712,9 @@ def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicB
             if c is merge or any(s is not merge and sw in preds[s] for s in successors(c)):
                 continue                               # the merge, or falling into another case itself
             region = _reached_within(c, (merge, sw), _MOST_DUPLICATED)
-            if region is None or any(q not in region for x in region if x is not c for q in preds[x]) or (any(
-                    order[s] <= order[x] for x in region for s in successors(x)) and sum(
-                    len(x.instructions) for x in region) > _MOST_DUPLICATED_WITH_LOOPS) or not _used_only_by_phis(f, region):
-                continue                               # too big, entered elsewhere
+            if region is None or any(q not in region for x in region if x is not c for q in preds[x]) or any(
+                    order[s] <= order[x] for x in region for s in successors(x)) or not _used_only_by_phis(f, region):
+                continue                               # too big, entered elsewhere, or holding a loop's latch
             _copy_for(f, [x for x in f.blocks if x in region], c, fall, locs)
             return True
     return False
