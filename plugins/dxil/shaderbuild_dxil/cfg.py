@@ -330,7 +330,7 @@ def fold_constant_branches(f: Function, forwarded: dict | None = None) -> bool:
     add/sub/mul/and/or/xor of constants; through `forwarded`, the SSA construction's trivial phis not yet rewritten) counts as
     constant, as InstCombine folds it before simplifycfg in DXC: `if (d < d) continue;` with d constant left
     `br (icmp slt 0, 0), latch, ...`, a never-taken `continue` that dxil-spirv took for a real one (a
-    reduction of loops program 1151 of tag hunt7l; shapes 770 of tag campaign)."""
+    reduction of loops program 1151 of tag hunt7l)."""
     folded: list[tuple[BasicBlock, Instruction, BasicBlock]] = []      # (block, its branch, the block it left)
     phis: dict[Instruction, tuple[BasicBlock, list]] = {}              # phi -> (its block, its incomings before)
     merged = False                                                     # a branch with one target twice went
@@ -684,7 +684,7 @@ def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicB
     """Copy one fallen-into case.  The costs are bounded: a switch no case of which falls into another costs a look
     at its targets' predecessors; its merge is found once (`merges`: a copy inside a case keeps it), each block
     reaching it tried once, and a case's blocks are walked only up to _MOST_DUPLICATED instructions (a 300-case
-    fall-through switch, 127 copies, each starting the search over, took 34 s before, 1.4 s after).  A case too
+    fall-through switch, 127 copies, each starting the search over, took 34 s before, 1-3 s after).  A case too
     big to copy may shrink once the case it falls into is copied for it (the copy drops the phis), so it is
     looked at again after each copy."""
     rpo, order, preds = _reachable_cfg(f)
