@@ -18,7 +18,7 @@ LAYERS: dict[str, set[str]] = {
              "bitstream", "hash", "ops_table", "sigpack", "polyfills"},
     "vocabulary": {"ops", "scalarize"},                         # dx.op table and emitter; IR type -> LLVM type
     "writers": {"writer", "container", "rdat"},                         # bitcode writer; DXBC container writer/reader
-    "optimisation": {"cfg", "ctrldep", "cse", "dce", "mem2reg", "undef_outputs", "cleanup"},
+    "optimisation": {"cfg", "ctrldep", "cse", "dce", "mem2reg", "undef_outputs", "cleanup", "rotate"},
     "facts": {"signature", "resources", "lowered"},              # what lowering hands to the later stages
     "analysis": {"viewid", "dxmeta"},                           # ViewID state, shader flags, metadata
     "lowering": {"lowering", "ssa", "places", "buffers", "intrinsics", "rayquery", "context", "statics", "lower",

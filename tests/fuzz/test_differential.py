@@ -18,8 +18,8 @@ import random
 import struct
 
 import pytest
-from harness import tools, vulkan_runner
-from harness.dxil_consumer import ConsumerError, ConsumerLimit
+from harness import dxil_consumer, tools, vulkan_runner
+from harness.dxil_consumer import ConsumerLimit
 from harness.dxil_exec import run_dxil_compute
 from harness.vulkan_runner import VulkanCrash
 from hypothesis import HealthCheck, given, settings
@@ -117,8 +117,8 @@ def test_spirv_and_dxil_agree_on_shape_programs(seed: int) -> None:
 @pytest.mark.parametrize("index", [42, 60, 532, 722, 833])
 def test_loop_campaign_findings_agree(index: int) -> None:
     """Loops-mode campaign programs (python -m fuzz.diffcampaign --kind loops --tag hunt7l) that dxil-spirv had
-    rejected (42, 60, 532, 833 on f258097; 42 and 60 still on dd3192f) or could not convert within a minute (722: dd3192f's
-    break bypass sent a `return` inside a loop straight into the function's shared return block)."""
+    rejected (42, 60, 532, 833 on f258097; 42 and 60 still on dd3192f) or could not convert within a minute (722:
+    dd3192f's break bypass sent a `return` inside a loop straight into the function's shared return block)."""
     prog = hlsl_gen.generate(random.Random(f"hunt7l:{index}"), safe=True, loops=True)
     diffs = differences(prog)
     assert not diffs, "\n".join(diffs[:20]) + "\n--- program ---\n" + prog.source
@@ -517,18 +517,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-DXIL_SPIRV_INNER_LOOP_ARM = (
-    "dxil-spirv's structurizer: in a loop left only by breaks, an if arm that runs an inner loop and then "
-    "continues, beside a sibling `break`: it takes the inner loop's preheader for the merge of that if and "
-    "leaves the if's other path unstructured (spirv-val: 'exits the selection ... not via a structured "
-    "exit').  The same with a plain statement for the inner loop converts, and so does the loop with a header "
-    "test; it fails also with no empty block bypassed into the latch (a3f475a^), and with every empty forwarding "
-    "block bypassed, loop headers' exits included (simplifycfg's shape, tried on red11); at -O0 and -O3, on "
-    "0964c6e.  Not DXC's shape: DXC's LLVM rotates the inner loop (loop-rotate: a guard, then the test at the "
-    "bottom), and this program with the inner loop written rotated (`if (0 < i) { do { ... } while (w < i); }`) "
-    "converts; rotating such loops in the DXIL clean-up is the fix, not done")
-
-
 FALLTHROUGH_INTO_A_CASE_SHARED_WITH_DEFAULT = """RWStructuredBuffer<int> Out : register(u0);
 [numthreads(4, 1, 1)]
 void main(uint3 tid : SV_DispatchThreadID) {
@@ -696,9 +684,6 @@ void main(uint3 tid : SV_DispatchThreadID) {
 }
 """
 
-LIMIT_SHAPES = {"inner_loop_then_continue": (INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK, _inner_loop_arm_model,
-                                             DXIL_SPIRV_INNER_LOOP_ARM)}
-
 FALLEN_INTO_CASES = {"return_in_a_case_falling_through": (RETURN_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 7)[t]]),
                      "break_in_a_case_falling_through": (BREAK_IN_A_CASE_FALLING_THROUGH, lambda t: [(4, 2, 4, 1)[t]]),
                      "break_then_a_chain_of_fallthroughs": (BREAK_THEN_A_CHAIN_OF_FALLTHROUGHS,
@@ -727,22 +712,149 @@ def test_cases_falling_through_after_an_early_exit(shape: str, backend: str) -> 
     assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
 
 
-@pytest.mark.parametrize(("shape", "backend"), [
-    pytest.param(shape, backend, marks=[pytest.mark.xfail(strict=True, raises=ConsumerError, reason=reason)]
-                 if backend.startswith("dxil") else [])
-    for shape, (_src, _model, reason) in LIMIT_SHAPES.items() for backend in ("spirv", "lli", "dxil", "dxil-vk")])
-def test_loop_exits_dxil_spirv_cannot_structurize(shape: str, backend: str) -> None:
-    """Differential findings (hunt8's reductions of loops and shapes programs that dxil-spirv rejects).
-    Our SPIR-V and our DXIL on lli give the models' values; dxil-spirv's SPIR-V of the DXIL fails spirv-val
-    (see each reason), which the checked DXIL runs (`dxil`, `dxil-vk`) include."""
-    src, model, _reason = LIMIT_SHAPES[shape]
-    want = [v for t in range(4) for v in model(t)]
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil", "dxil-vk"])
+def test_an_inner_loop_then_continue_beside_a_break(backend: str) -> None:
+    """Differential finding (hunt8's reduction; a strict xfail until rot12): in a loop left only by breaks, an
+    if arm that runs an inner `for` loop and then continues, beside a sibling `break`.  dxil-spirv's
+    structurizer took the inner loop's exit block for the merge of that if and left the if's other path
+    unstructured (spirv-val: 'exits the selection ... not via a structured exit'), also with every empty
+    block bypassed.  DXC's LLVM rotates the inner loop (a guard, the test at the bottom); rotate.rotate_loops
+    now does too, and dxil-spirv's SPIR-V of it passes spirv-val and gives the model's values."""
+    want = [v for t in range(4) for v in _inner_loop_arm_model(t)]
+    src = INNER_LOOP_THEN_CONTINUE_BESIDE_BREAK
     if backend == "lli":
         res = compile_ok(src, "dxil")
         got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
         assert list(struct.unpack("<4i", got)) == want
         return
     assert run_backend(backend, src, {"Out": ("int", 4)})["Out"] == want
+
+
+LOOPS_TO_ROTATE = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int t = (int)tid.x;
+    int i = 0, s = 0;
+    while (i < t + 3) { s += i; if (s > 4) break; i++; }
+    int a = 1, b = 2, n = 0;
+    while (n < t) { int x = a; a = b; b = x; n++; }
+    int m = 0, k = t;
+    while ((m = k * 3) < 20) { k++; }
+    int q, r = 0;
+    for (q = 0; q < t; q++) {
+        for (int w = q; w < 2 * q; w++) r += w;
+    }
+    Out[tid.x * 4] = i * 100 + s;
+    Out[tid.x * 4 + 1] = a * 10 + b;
+    Out[tid.x * 4 + 2] = m * 100 + k;
+    Out[tid.x * 4 + 3] = q * 100 + r;
+}
+"""
+
+
+def _loops_to_rotate_model(t: int) -> list[int]:
+    i = s = 0
+    while i < t + 3:
+        s += i
+        if s > 4:
+            break
+        i += 1
+    a, b = 1, 2
+    for _ in range(t):
+        a, b = b, a
+    k = t
+    while k * 3 < 20:
+        k += 1
+    r = sum(w for q in range(t) for w in range(q, 2 * q))
+    return [i * 100 + s, a * 10 + b, k * 300 + k, t * 100 + r]
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", "lli-O0", "dxil-vk"])
+def test_loops_rotated_for_dxil_spirv_keep_their_values(backend: str) -> None:
+    """Loops whose header tests and leaves, rotated in the DXIL (rotate.rotate_loops): zero iterations (the
+    guard), a `break` to the block after the loop, a header phi whose back-edge value is another header phi (a
+    swap), a value computed in the header read after the loop, and a rotated loop nested in another.  The DXIL
+    at -O3 and -O0 (where the header loads from allocas) runs on the interpreter, and dxil-spirv's SPIR-V of the
+    -O3 DXIL on lavapipe; the -O0 DXIL converts too."""
+    want = [v for t in range(4) for v in _loops_to_rotate_model(t)]
+    if backend.startswith("lli"):
+        opts = CompileOptions(entry="main", profile="cs_6_0", target="dxil", opt_level=0 if backend == "lli-O0" else 3)
+        res = compile_file("rotate.hlsl", opts, text=LOOPS_TO_ROTATE)
+        assert res.ok and res.binary is not None
+        dxil_consumer.to_spirv(res.binary)
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<16i", *[-1] * 16))])[0]
+        assert list(struct.unpack("<16i", got)) == want
+        return
+    assert run_backend(backend, LOOPS_TO_ROTATE, {"Out": ("int", 16)})["Out"] == want
+
+
+NEVER_TAKEN_CONTINUE_ON_CONSTANTS = """RWStructuredBuffer<int> Out : register(u0);
+[numthreads(4, 1, 1)]
+void main(uint3 tid : SV_DispatchThreadID) {
+    int v = 0;
+    for (int i = 0; i < 2; i++) {
+        int d = 0;
+        int k = 0;
+        do {
+            k++;
+            if (tid.x != 0) {
+                if ((int)tid.x > 2) {
+                    if (i < d) {
+                        break;
+                    }
+                }
+            } else {
+                if ((int)tid.y < d) {
+                    if (d < d) {
+                        continue;
+                    }
+                }
+                if (d >= i) {
+                    v += 100;
+                }
+                break;
+            }
+            v += 1;
+        } while (k < 3);
+    }
+    Out[tid.x] = v;
+}
+"""
+
+
+def _never_taken_continue_model(t: int) -> list[int]:
+    v = 0
+    for i in range(2):
+        d = k = 0
+        while True:
+            k += 1
+            if t != 0:
+                if t > 2 and i < d:
+                    break
+            else:
+                if d >= i:
+                    v += 100
+                break
+            v += 1
+            if k >= 3:
+                break
+    return [v]
+
+
+@pytest.mark.parametrize("backend", ["spirv", "lli", "dxil-vk"])
+def test_a_branch_on_a_compare_of_constants_folds(backend: str) -> None:
+    """Loops program 1151 of tag hunt7l, reduced (by hand from the line reduction, made to end): `if (d < d)
+    continue;` with d constant after promotion left `br (icmp slt 0, 0), latch, ...` in our DXIL, a `continue`
+    never taken beside a `break`; dxil-spirv left the selection holding it unstructured (spirv-val: 'exits the
+    selection ... not via a structured exit').  cfg.fold_constant_branches folds a condition computed from
+    constants only, as InstCombine does in DXC, and the SPIR-V dxil-spirv makes of it gives the model's values."""
+    want = [v for t in range(4) for v in _never_taken_continue_model(t)]
+    if backend == "lli":
+        res = compile_ok(NEVER_TAKEN_CONTINUE_ON_CONSTANTS, "dxil")
+        got = run_dxil_compute(res.binary, "main", [(0, 0, "u", struct.pack("<4i", *[-1] * 4))])[0]
+        assert list(struct.unpack("<4i", got)) == want
+        return
+    assert run_backend(backend, NEVER_TAKEN_CONTINUE_ON_CONSTANTS, {"Out": ("int", 4)})["Out"] == want
 
 
 EMPTY_CASES_FALLING_THROUGH_IN_A_LOOP = """RWStructuredBuffer<int> Out : register(u0);

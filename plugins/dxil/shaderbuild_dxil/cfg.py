@@ -11,7 +11,7 @@ from __future__ import annotations
 from shaderbuild.lightstd import Counter, itemgetter
 
 from .llvm.types import i1, void
-from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef
+from .llvm.values import BasicBlock, ConstInt, Function, Instruction, Undef, Value
 
 __all__ = ["remove_unreachable_blocks", "predecessors", "immediate_dominators", "successors", "reverse_postorder",
            "bypass_continue_blocks", "bypass_break_blocks", "fold_trivial_switches", "fold_constant_branches",
@@ -317,7 +317,7 @@ def _through_forwarding_blocks(bb: BasicBlock) -> BasicBlock:
     return bb
 
 
-def fold_constant_branches(f: Function) -> bool:
+def fold_constant_branches(f: Function, forwarded: dict | None = None) -> bool:
     """`br i1 true/false, A, B` becomes `br` to the block it takes, as simplifycfg folds DXC's (a condition the front
     end folded, `if (-1 <= 0)`); the other block's phis drop the incoming from this one.  dxil-spirv's structurizer
     took such never-taken edges for real exits (shapes program 270 of tag campaign).  The folds inside a loop that
@@ -326,17 +326,24 @@ def fold_constant_branches(f: Function) -> bool:
     not the endless one inside a selection, even with give_endless_loops_an_exit's never-taken exit into
     `unreachable` (spirv-val: "Function end cannot be called in blocks"; a reduction of shapes program 818 of tag
     campaign).  Run it before give_endless_loops_an_exit, whose never-taken exits it would undo, then
-    remove_unreachable_blocks."""
+    remove_unreachable_blocks.  A condition computed from constants only (`icmp` of constants, or of wrapping
+    add/sub/mul/and/or/xor of constants; through `forwarded`, the SSA construction's trivial phis not yet rewritten) counts as
+    constant, as InstCombine folds it before simplifycfg in DXC: `if (d < d) continue;` with d constant left
+    `br (icmp slt 0, 0), latch, ...`, a never-taken `continue` that dxil-spirv took for a real one (a
+    reduction of loops program 1151 of tag hunt7l)."""
     folded: list[tuple[BasicBlock, Instruction, BasicBlock]] = []      # (block, its branch, the block it left)
     phis: dict[Instruction, tuple[BasicBlock, list]] = {}              # phi -> (its block, its incomings before)
     merged = False                                                     # a branch with one target twice went
     for bb in f.blocks:
         insts = bb.instructions
         term = insts[-1] if insts else None
-        if term is None or term.op != "br" or not term.operands or not isinstance(term.operands[0], ConstInt):
+        if term is None or term.op != "br" or not term.operands:
+            continue
+        cond = _constant_condition(term.operands[0], forwarded or {})
+        if cond is None:
             continue
         yes, no = term.attrs["targets"]
-        taken, other = (yes, no) if term.operands[0].value else (no, yes)
+        taken, other = (yes, no) if cond else (no, yes)
         if other is not taken:
             for inst in other.instructions:
                 if inst.op != "phi":
@@ -364,6 +371,47 @@ def fold_constant_branches(f: Function) -> bool:
     for phi, (block, incoming) in phis.items():      # from the incomings before: two folds may have left one block
         phi.attrs["incoming"] = [(v, b) for v, b in incoming if left.get(b) is not block]
     return merged or bool(left)
+
+
+_ICMP = {"eq": int.__eq__, "ne": int.__ne__, "slt": int.__lt__, "sle": int.__le__, "sgt": int.__gt__,
+         "sge": int.__ge__, "ult": int.__lt__, "ule": int.__le__, "ugt": int.__gt__, "uge": int.__ge__}
+
+
+_ARITH = {"add": int.__add__, "sub": int.__sub__, "mul": int.__mul__, "and": int.__and__, "or": int.__or__,
+          "xor": int.__xor__}
+
+
+def _constant_condition(v: Value, forwarded: dict) -> int | None:
+    """The value (0 or 1) of a branch condition computed from constants only, else None."""
+    c = _constant_int(v, forwarded, 0)
+    return None if c is None or v.type is not i1 and not (isinstance(v, Instruction) and v.op == "icmp") else c
+
+
+def _constant_int(v: Value, forwarded: dict, depth: int) -> int | None:
+    """The (unsigned) value of an integer computed from constants only by icmp and wrapping add, sub, mul, and,
+    or, xor, else None."""
+    while v in forwarded:
+        v = forwarded[v]
+    if isinstance(v, ConstInt):
+        return v.value
+    if depth > 6 or not isinstance(v, Instruction) or len(v.operands) != 2:
+        return None
+    op = v.op
+    if op != "icmp" and op not in _ARITH:
+        return None
+    a = _constant_int(v.operands[0], forwarded, depth + 1)
+    b = _constant_int(v.operands[1], forwarded, depth + 1) if a is not None else None
+    if a is None or b is None:
+        return None
+    if op == "icmp":
+        pred = v.attrs["pred"]
+        if pred not in _ICMP:
+            return None
+        if pred[0] == "s":
+            w = v.operands[0].type.width             # type: ignore[attr-defined]
+            a, b = (x - (1 << w) if x >> (w - 1) else x for x in (a, b))
+        return int(_ICMP[pred](a, b))
+    return _ARITH[op](a, b) & ((1 << v.type.width) - 1)   # type: ignore[attr-defined]
 
 
 def give_endless_loops_an_exit(f: Function) -> bool:
@@ -607,7 +655,7 @@ def _has_phis(bb: BasicBlock) -> bool:
 _MOST_DUPLICATED = 256         # instructions of a case's blocks copied for the cases falling into it
 
 
-def duplicate_fallen_into_cases(f: Function) -> bool:
+def duplicate_fallen_into_cases(f: Function, locs: dict | None = None) -> bool:
     """A switch case that other cases fall into (its first block entered by `br` besides the switch) gets a
     copy of its blocks (those it reaches before the switch's merge, entered only from it) for those cases, so
     that no case falls into another: the copy's first block takes the phis' incomings from the falling
@@ -618,40 +666,56 @@ def duplicate_fallen_into_cases(f: Function) -> bool:
     without a terminator; each case ending in `break` converts (shapes programs 424, 518, 543, 546, 718 of
     tag campaign, 21 of tag hunt9).  Only cases of at most _MOST_DUPLICATED instructions whose values are
     used outside them only by phis, holding no loop (dxil-to-spirv crashed, SIGSEGV, on shapes programs 350
-    and 375 of tag campaign with a copied loop); not a latch or a loop header.  Returns whether a case was
-    copied."""
+    and 375 of tag campaign with a copied loop; copying the smaller loops of shapes 222 and 518 made them
+    convert, but left invalid SSA in shapes 89 and 292, 'Instruction does not dominate all uses', which
+    the copy of a loop's values does not yet handle); not a latch or a loop header.  `locs`: the -Zi locations
+    (instruction -> location), given to the copies too.  Returns whether a case was copied."""
     if not any(bb.instructions and bb.instructions[-1].op == "switch" for bb in f.blocks):
         return False
     changed = False
-    while _duplicate_one_fallen_into_case(f):
+    merges: dict[BasicBlock, BasicBlock | None] = {}
+    while _duplicate_one_fallen_into_case(f, merges, locs):
         changed = True
     return changed
 
 
-def _duplicate_one_fallen_into_case(f: Function) -> bool:
+def _duplicate_one_fallen_into_case(f: Function, merges: dict[BasicBlock, BasicBlock | None],
+                                    locs: dict | None = None) -> bool:
+    """Copy one fallen-into case.  The costs are bounded: a switch no case of which falls into another costs a look
+    at its targets' predecessors; its merge is found once (`merges`: a copy inside a case keeps it), each block
+    reaching it tried once, and a case's blocks are walked only up to _MOST_DUPLICATED instructions (a 300-case
+    fall-through switch, 127 copies, each starting the search over, took 34 s before, 1-3 s after).  A case too
+    big to copy may shrink once the case it falls into is copied for it (the copy drops the phis), so it is
+    looked at again after each copy."""
     rpo, order, preds = _reachable_cfg(f)
     for sw in rpo:
         term = sw.instructions[-1] if sw.instructions else None
         if term is None or term.op != "switch":
             continue
         targets = list(dict.fromkeys([term.attrs["default"], *(b for _, b in term.attrs["cases"])]))
-        reach = {t: _reached_from(t, (sw,)) for t in targets}
-        common = [x for x in set.intersection(*reach.values()) if order[x] > order[sw]]
-        merge = next((x for x in common if all(y in _reached_from(x, (sw,)) for y in common)), None)
-        if merge is None:
-            continue
+        falling: dict[BasicBlock, list[BasicBlock]] = {}
         for c in targets:
             fall = [p for p in preds[c] if p is not sw]
-            if not fall or c is merge or len(set(fall)) != len(fall) or any(
-                    p.instructions[-1].op != "br" or order[p] >= order[c] for p in fall):
-                continue                               # no case falls into c, or c is a loop header
-            region = _reached_from(c, (merge, sw))
-            if any(q not in region for x in region if x is not c for q in preds[x]) or any(
-                    order[s] <= order[x] for x in region for s in successors(x)):
-                continue                               # entered elsewhere, or holding a loop's latch
-            if sum(len(x.instructions) for x in region) > _MOST_DUPLICATED or not _used_only_by_phis(f, region):
-                continue
-            _copy_for(f, [x for x in f.blocks if x in region], c, fall)
+            if fall and len(set(fall)) == len(fall) and all(
+                    p.instructions[-1].op == "br" and order[p] < order[c] for p in fall):
+                falling[c] = fall                      # else no case falls into c, or c is a loop header
+        if not falling:
+            continue
+        if sw not in merges:
+            reach = [_reached_from(t, (sw,)) for t in targets]
+            common = sorted((x for x in set.intersection(*reach) if order[x] > order[sw]), key=order.__getitem__)
+            merges[sw] = next((x for x in common if _reached_from(x, (sw,)).issuperset(common)), None)
+        merge = merges[sw]
+        if merge is None:
+            continue
+        for c, fall in falling.items():
+            if c is merge or any(s is not merge and sw in preds[s] for s in successors(c)):
+                continue                               # the merge, or falling into another case itself
+            region = _reached_within(c, (merge, sw), _MOST_DUPLICATED)
+            if region is None or any(q not in region for x in region if x is not c for q in preds[x]) or any(
+                    order[s] <= order[x] for x in region for s in successors(x)) or not _used_only_by_phis(f, region):
+                continue                               # too big, entered elsewhere, or holding a loop's latch
+            _copy_for(f, [x for x in f.blocks if x in region], c, fall, locs)
             return True
     return False
 
@@ -671,8 +735,9 @@ def _used_only_by_phis(f: Function, region: set[BasicBlock]) -> bool:
     return True
 
 
-def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock]) -> None:
-    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`."""
+def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[BasicBlock], locs: dict | None = None) -> None:
+    """Copy the case `blocks` (first `c`, in layout order) for `c`'s predecessors `fall`, laid out before `c`;
+    each copy gets its original's -Zi location in `locs`."""
     bm = {bb: BasicBlock(bb.name + ".dup" if bb.name else "", f) for bb in blocks}
     at = f.blocks.index(c)
     f.blocks[at:at] = [bm[bb] for bb in blocks]
@@ -693,6 +758,8 @@ def _copy_for(f: Function, blocks: list[BasicBlock], c: BasicBlock, fall: list[B
             n.parent = bm[bb]
             bm[bb].instructions.append(n)
             remap[i] = n
+            if locs is not None and i in locs:
+                locs[n] = locs[i]
     for n in pairs:                                    # operands may be defined later (a loop's phis)
         n.operands = [remap.get(o, o) for o in n.operands]
         attrs = n.attrs
@@ -726,5 +793,22 @@ def _reached_from(t: BasicBlock, stops: tuple[BasicBlock, ...]) -> set[BasicBloc
         if x in seen or x in stops:
             continue
         seen.add(x)
+        stack.extend(successors(x))
+    return seen
+
+
+def _reached_within(t: BasicBlock, stops: tuple[BasicBlock, ...], most: int) -> set[BasicBlock] | None:
+    """_reached_from, or None as soon as the blocks reached hold more than `most` instructions."""
+    seen: set[BasicBlock] = set()
+    stack = [t]
+    size = 0
+    while stack:
+        x = stack.pop()
+        if x in seen or x in stops:
+            continue
+        seen.add(x)
+        size += len(x.instructions)
+        if size > most:
+            return None
         stack.extend(successors(x))
     return seen

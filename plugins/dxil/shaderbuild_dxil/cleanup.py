@@ -21,6 +21,7 @@ from .dce import remove_dead_code
 from .llvm.values import Function, Instruction, Value
 from .mem2reg import promote_allocas, prune_trivial_phis, trivial_phi_replacements
 from .ops import LOAD_INPUT, STORE_OUTPUT
+from .rotate import rotate_loops
 from .undef_outputs import remove_undef_among, remove_undef_output_stores
 
 TYPE_CHECKING = False
@@ -40,17 +41,20 @@ class Cleaned(DataRecord):
     io_calls: list[Instruction]
 
 
-def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool) -> Cleaned:
+def clean_up(f: Function, forwarded: dict[Value, Value], optimize: bool, locs: dict | None = None) -> Cleaned:
     """Clean up a lowered function in place.  `forwarded`: the SSA construction's trivial
     phis (phi -> value), whose uses are still to be rewritten.  Without `optimize` only the
     switches on a constant or to one block (branches now), the unreachable blocks, the empty blocks on the way to
     a loop latch or out of a loop and the undef output stores go, endless loops get a never-taken exit and the
-    cases falling into a small case get its copy."""
+    cases falling into a small case get its copy.  `locs`: the -Zi locations (instruction -> location), which the
+    copies made by case duplication and loop rotation get too."""
     cfg.fold_trivial_switches(f)                         # for dxil-spirv, also without optimisation
-    cfg.fold_constant_branches(f)
+    cfg.fold_constant_branches(f, forwarded)
     only_pred = cfg.remove_unreachable_blocks(f)
     # for dxil-spirv, also without optimisation; the table of single predecessors changes
-    if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f):
+    if cfg.give_endless_loops_an_exit(f) | cfg.duplicate_fallen_into_cases(f, locs):
+        only_pred = cfg.remove_unreachable_blocks(f)
+    if rotate_loops(f, forwarded, locs):                 # for dxil-spirv, also without optimisation
         only_pred = cfg.remove_unreachable_blocks(f)
     bypassed = cfg.bypass_continue_blocks(f)             # for dxil-spirv, also without optimisation
     bypassed = cfg.bypass_break_blocks(f) or bypassed

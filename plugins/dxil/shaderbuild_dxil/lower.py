@@ -1243,7 +1243,7 @@ class FunctionLowerer:
         # finish keys the forwarded phis by id; every one of them is among the builder's phis
         by_phi: dict[Value, Value] = {p: forwarded[id(p)] for lst in self.ssa.phis.values() for p in lst
                   if id(p) in forwarded} if forwarded and self.ssa is not None else {}
-        self.cleaned = clean_up(self.fn, by_phi, self.m.optimize)
+        self.cleaned = clean_up(self.fn, by_phi, self.m.optimize, self.debug.locs if self.debug is not None else None)
         return self.fn
 
 
