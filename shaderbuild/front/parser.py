@@ -1259,6 +1259,9 @@ class Parser:
         if not self.at(")") and not (self.at("void") and self.peek().is_punct(")")):
             while True:
                 p_attrs = self.attributes()
+                spec = next((a for a in p_attrs if a.name == "vk::constant_id"), None)
+                if spec is not None:        # DXC: its subject is a global scalar variable, so never a parameter
+                    raise error("[[vk::constant_id]] is only allowed on a global variable", spec.loc)
                 p_quals = self.qualifiers()
                 if self.tok.kind is TokKind.IDENT and self.tok.text in MESH_QUALIFIERS \
                         and self.peek().kind is TokKind.IDENT:

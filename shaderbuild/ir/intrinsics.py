@@ -196,6 +196,9 @@ ATOMICS64 = tuple(name + "64" for name in ATOMICS)
 # SM 6.6 float compare-and-swap comparing bits: free functions on a float buffer element or groupshared
 # float, and RWByteAddressBuffer methods; sema makes them the uint compare forms on the float's bits
 FLOAT_BITWISE = ("InterlockedCompareStoreFloatBitwise", "InterlockedCompareExchangeFloatBitwise")
+# SM 6.6 RWByteAddressBuffer method only (no free function in DXC's table): sema makes it InterlockedExchange
+# of a float value
+FLOAT_EXCHANGE = "InterlockedExchangeFloat"
 
 # SM 6.4 dot products of packed bytes / half pairs and SM 6.6 byte packing (sema/calls.py: special_<name>;
 # expanded by passes/polyfill.py)
@@ -251,7 +254,7 @@ RAYQUERY_METHODS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 METHODS = frozenset({
     *SAMPLE_METHODS, *GATHER_METHODS, *GATHER_CMP_METHODS, *LOD_METHODS, *RAW_METHODS, *ATOMICS, *ATOMICS64, *FLOAT_BITWISE,
-    *STREAM_METHODS,
+    FLOAT_EXCHANGE, *STREAM_METHODS,
     "GetDimensions", "IncrementCounter", "DecrementCounter", "Append", "Consume", "GetSamplePosition",
 })
 
@@ -270,6 +273,7 @@ _SEMA_EXPANDED = {
     "Store4": "Store of a uint4",
     **{name: f"{name[:-2]} with a 64-bit value" for name in ATOMICS64},
     **{name: f"{name.removesuffix('FloatBitwise')} of the float's bits (uint)" for name in FLOAT_BITWISE},
+    FLOAT_EXCHANGE: "InterlockedExchange with a float value",
     "RestartStrip": "EndPrimitive of its stream (passes/entry_wrapper.py; Append on a stream likewise becomes "
                     "stores to the stream's outputs and EmitVertex)",
 }

@@ -10,6 +10,7 @@ from ...ir.intrinsics import (
     ATOMICS,
     ATOMICS64,
     FLOAT_BITWISE,
+    FLOAT_EXCHANGE,
     GATHER_CMP_METHODS,
     GATHER_METHODS,
     LOD_METHODS,
@@ -231,6 +232,19 @@ class ResourceLowering(SemaBase):
             return self.void_value(loc)
         if name in ATOMICS or name in ATOMICS64:
             return self._byte_address_atomic(res, r, name, args, loc)
+        if name == FLOAT_EXCHANGE:     # SM 6.6 (DXC's table): the exchange on the word's float value
+            self.check_stage(name, None, (6, 6), loc)
+            self._arity(name, args, (3,), loc)
+            addr = self.convert(self.rvalue(args[0]), ir.UINT, args[0].loc)
+            bits = ir.Bitcast(self.convert(self.rvalue(args[1]), ir.FLOAT, args[1].loc), ir.UINT)
+            if not self.is_place_expr(args[2]):
+                raise error(f"cannot bind non-lvalue argument to out parameter of '{name}'", args[2].loc)
+            out_place = self.place(args[2], for_write=True)
+            tmp = self.temp(ir.UINT)        # the word's bits, exchanged as a uint (the word is uint on both targets)
+            self.emit(ir.Store(ir.VarRef(tmp), ir.Intrinsic("InterlockedExchange", [res, addr, bits], ir.UINT), loc))
+            original = ir.Bitcast(self.load(ir.VarRef(tmp)), ir.FLOAT)
+            self.emit(ir.Store(out_place, self.convert(original, out_place.type, args[2].loc), loc))
+            return self.void_value(loc)
         if name in FLOAT_BITWISE:
             n = 4 if name == "InterlockedCompareExchangeFloatBitwise" else 3
             self._arity(name, args, (n,), loc)
