@@ -575,7 +575,8 @@ def test_double_arguments_of_float_like_intrinsics_become_float(backend):
      "[numthreads(1,1,1)] void main() { InterlockedAdd(T[uint2(1,0)], 1ull); }",
      "2:35: 'InterlockedAdd' on a 64-bit element of RWTexture2D is not supported"),
     ("dxil", "ps_6_0", "float4 main(nointerpolation double d : D, float4 p : SV_Position) : SV_Target {\n"
-     "    return (float)d;\n}\n", "1:36: operation LoadInput has no f64 overload (allowed: f16, f32, i16, i32)"),
+     "    return (float)d;\n}\n", "1:36: the 64-bit stage input 'D0' (double) is not supported in DXIL: LoadInput has no f64 overload "
+     "(DXC's validator: 'DXIL intrinsic overload must be valid'); pass its halves as uints (asuint / asdouble)"),
 ])
 def test_backend_errors_are_located(target, profile, src, want):
     res = _compile(src, target, profile)

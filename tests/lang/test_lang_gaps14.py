@@ -74,3 +74,44 @@ def test_constant_id_on_a_parameter_is_refused(target):
     was accepted silently and the attribute dropped.  Same words as on a local."""
     assert R.errors(R.compile_hlsl(SPEC_ON_PARAM, target=target)) == [
         "2:11: [[vk::constant_id]] is only allowed on a global variable"]
+
+
+DOUBLE_IN = """float4 main(QUAL double d : TEXCOORD1, nointerpolation uint64_t k : K) : SV_Target {
+    return float4((float)d, (float)k, 0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("qual", ["", "nointerpolation"])
+def test_double_pixel_input_is_refused_in_dxil(qual):
+    """DXC lowers a 64-bit stage input to LoadInput's f64 / i64 overload, which DXIL does not have, and its
+    validator refuses the shader (Instr.Oload); we refuse it at the parameter (it was the same refusal in the
+    op table's words), the first one read."""
+    src = DOUBLE_IN.replace("QUAL ", qual + " " if qual else "")
+    col = 20 + (len(qual) + 1 if qual else 0)
+    assert R.errors(R.compile_hlsl(src, profile="ps_6_0", target="dxil")) == [
+        f"1:{col}: the 64-bit stage input 'TEXCOORD1' (double) is not supported in DXIL: LoadInput has no f64 "
+        "overload (DXC's validator: 'DXIL intrinsic overload must be valid'); pass its halves as uints "
+        "(asuint / asdouble)"]
+
+
+def test_double_vertex_output_is_refused_in_dxil():
+    src = ("struct V { float4 p : SV_Position; double d : TEXCOORD0; };\n"
+           "V main(float4 p : POSITION) { V v; v.p = p; v.d = p.x; return v; }\n")
+    assert R.errors(R.compile_hlsl(src, profile="vs_6_0", target="dxil")) == [
+        "1:43: the 64-bit stage output 'TEXCOORD0' (double) is not supported in DXIL: StoreOutput has no f64 "
+        "overload (DXC's validator: 'DXIL intrinsic overload must be valid'); pass its halves as uints "
+        "(asuint / asdouble)"]
+
+
+@pytest.mark.parametrize("qual", ["", "nointerpolation"])
+def test_double_pixel_input_is_flat_in_spirv(qual):
+    """SPIR-V has 64-bit fragment inputs; Vulkan requires them Flat, which we add whether or not the source says
+    nointerpolation (a double is never interpolated).  Passes spirv-val (R.compile_hlsl + tools)."""
+    src = DOUBLE_IN.replace("QUAL ", qual + " " if qual else "")
+    res = R.compile_hlsl(src, profile="ps_6_0", target="spirv")
+    assert res.ok, R.diagnostics_text(res)
+    R.spirv_val_flags(res.binary, "vulkan1.1")
+    dis = R.spirv_dis(res)
+    flat = {line.split()[1] for line in dis.splitlines() if line.strip().startswith("OpDecorate") and "Flat" in line}
+    assert {"%in_TEXCOORD1", "%in_K"} <= flat

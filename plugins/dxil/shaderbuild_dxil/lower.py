@@ -537,6 +537,7 @@ class FunctionLowerer:
         if el is None:
             raise error(f"cannot read output '{io.semantic}'", p.var.loc)
         plan = self._io_targets(p.var, el)          # per control point / GS: per vertex
+        _no_64bit_io(p.var, read, plan)
         per_vertex = len(plan)
         call, b = self.ops.call, self.b
         undef = Undef(T.i32)
@@ -597,6 +598,7 @@ class FunctionLowerer:
             raise error(f"cannot write input '{ir.io_of(p.var).semantic}'", p.var.loc)
         sel = p.comps if comps is None else [p.comps[c] for c in comps]
         plan = self._io_targets(p.var, el)
+        _no_64bit_io(p.var, write, plan)
         call, b = self.ops.call, self.b
         extra = [p.vertex] if mesh is not None and p.vertex is not None else []
         for c, v in zip(sel, values, strict=True):
@@ -1296,6 +1298,19 @@ def _continues_out_of(s: ir.Switch) -> bool:
 
 
 @cache
+def _no_64bit_io(var: ir.Variable, op: str, plan: tuple) -> None:
+    """A double / 64-bit integer stage input or output: DXIL's LoadInput, StoreOutput and kin have no 64-bit
+    overload, so DXC emits one and its validator refuses the shader (Instr.Oload); refused here, at the
+    variable, in words that say what to do instead."""
+    ov = plan[0][3] if plan else None
+    if ov in ("f64", "i64"):
+        io = ir.io_of(var)
+        raise error(f"the 64-bit stage {'output' if op.startswith('Store') else 'input'} '{io.semantic}{io.index}' "
+                    f"({var.type}) is not supported in DXIL: {op} has no {ov} overload (DXC's validator: 'DXIL "
+                    f"intrinsic overload must be valid'); pass its halves as uints (asuint / asdouble)",
+                    var.loc)
+
+
 def _io_plan(t: ir.Type, cols: int, row_major: bool = False) -> tuple[tuple[ConstInt, ConstInt, str, bool], ...]:
     """Per component of a signature element of type t with `cols` columns: the loadInput /
     storeOutput operands it fixes (row and column relative to the element's start, as
