@@ -445,8 +445,10 @@ class CallLowering(SemaBase):
                 value = early.get(i) or self.load(v)
                 warn_mismatch(self, value, pt, coherent, a.loc)
                 self.emit(ir.Store(ir.VarRef(tmp), self.convert(value, pt, a.loc)))
-            else:
-                # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X))
+            elif not isinstance(pt, ir.Resource):
+                # an `out` temporary starts zeroed so no undefined value can be written back (seed 000: UB(X));
+                # a resource has no zero: its temporary starts unassigned, and reading it unassigned (the
+                # callee never set it) is the local-resource check's located error
                 try:
                     zero = self.zero(pt)
                 except CompileError as e:   # (a resource: no value to start from) at the argument

@@ -1284,6 +1284,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             for ip in irf.params:
                 if ip.direction == "out" and ip.var.name != "this" and ip.var.name not in written_by_threads \
                         and not definitely_assigned(irf.body, ip.var):
+                    if isinstance(ip.var.type, ir.Resource):    # no zero to hand back: the caller's would be unknown
+                        raise error(f"'out' parameter '{ip.var.name}' of resource type '{ip.var.type}' is not "
+                                    f"assigned on every path through '{d.name}'", ip.var.loc)
                     self.sink.warning(f"'out' parameter '{ip.var.name}' is not assigned on every path through "
                                       f"'{d.name}'; the caller receives zero there", ip.var.loc)
             mark_precise(irf, "precise" in d.qualifiers)
