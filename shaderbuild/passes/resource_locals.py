@@ -56,8 +56,9 @@ def run(module: ir.Module, options: CompileOptions) -> None:
     for f in module.functions:
         if targets:
             f.body = inline_calls(f, f.body, targets, counter)
-        if id(f) not in targets:          # an inlined function goes: its copies are split where inlined
-            _split_structs(f)
+        if id(f) in targets:        # an inlined function goes: its copies are split and resolved where inlined
+            continue                # (resolving it here emptied the body its later callers then inlined)
+        _split_structs(f)
         if any(_is_local_resource(v) for v in f.locals):
             _Resolver(f).run()
     module.functions = [f for f in module.functions if id(f) not in targets]

@@ -178,3 +178,39 @@ def test_out_resource_parameter_must_be_assigned(target):
     on some path is refused at the parameter."""
     assert R.errors(R.compile_hlsl(UNASSIGNED_OUT, target=target)) == [
         "3:39: 'out' parameter 't' of resource type 'Texture2D<float>' is not assigned on every path through 'none'"]
+
+
+NESTED_RESOURCE_PARAMS = """Texture2D<float> A : register(t0);
+Texture2D<float> B : register(t1);
+RWStructuredBuffer<float> Out : register(u5);
+void setB(inout Texture2D<float> t) { t = B; }
+void viaInout(inout Texture2D<float> t) { setB(t); }
+void pickB(out Texture2D<float> t) { t = B; }
+void viaOut(out Texture2D<float> t) { pickB(t); }
+void ownLocal(inout Texture2D<float> t) { Texture2D<float> x = B; t = x; }
+float readIt(Texture2D<float> t, int i) { Texture2D<float> y = t; return y.Load(int3(i, 0, 0)); }
+[numthreads(1, 1, 1)]
+void main() {
+    Texture2D<float> t = A;
+    viaInout(t);
+    Out[0] = t.Load(int3(0, 0, 0));
+    Texture2D<float> u;
+    viaOut(u);
+    Out[1] = u.Load(int3(1, 0, 0));
+    Texture2D<float> w = A;
+    ownLocal(w);
+    Out[2] = w.Load(int3(2, 0, 0));
+    Out[3] = readIt(B, 3) + readIt(A, 3);
+}
+"""
+
+
+def test_resource_parameters_through_two_calls_run():
+    """A function taking a resource that has a resource local of its own (a temporary of a nested inout/out
+    call, or a declared one) was resolved on its own before its callers inlined it, which left its assignments
+    out of every inlined copy: `viaInout(t)` kept reading A (a silent wrong value) and `viaOut(u)` was 'used
+    before it is assigned'.  Now each inlined copy is resolved in its caller."""
+    a, b = [10.0, 11.0, 12.0, 13.0], [20.0, 21.0, 22.0, 23.0]
+    out = R.cs(NESTED_RESOURCE_PARAMS, {"A": R.image(R.pack("f", a), 4, 1, "r32f"),
+                                        "B": R.image(R.pack("f", b), 4, 1, "r32f"), "Out": R.storage(R.sentinel(4))})
+    assert R.unpack("f", out["Out"]) == [b[0], b[1], b[2], b[3] + a[3]]
