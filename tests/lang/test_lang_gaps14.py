@@ -214,3 +214,29 @@ def test_resource_parameters_through_two_calls_run():
     out = R.cs(NESTED_RESOURCE_PARAMS, {"A": R.image(R.pack("f", a), 4, 1, "r32f"),
                                         "B": R.image(R.pack("f", b), 4, 1, "r32f"), "Out": R.storage(R.sentinel(4))})
     assert R.unpack("f", out["Out"]) == [b[0], b[1], b[2], b[3] + a[3]]
+
+
+EXPORTS_ONLY = """RWStructuredBuffer<float> Out : register(u0);
+float helper(float x) { return x + 1; }
+export float twice(float x) { return helper(x) * 2; }
+export void store(uint i, float v) { Out[i] = v; }
+"""
+
+
+@pytest.mark.parametrize("profile", ["lib_6_3", "lib_6_8"])
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_library_of_exported_functions_only_is_refused_at_the_first(profile, target):
+    """DXC compiles a library with only `export` functions (for its linker / SPIR-V Export linkage); we have no
+    linker and emit only shaders, so we refuse it at the first exported function instead of at 1:1 with the
+    'needs a [shader(...)]' words (it was the generic no-shader error)."""
+    assert R.errors(R.compile_hlsl(EXPORTS_ONLY, entry="", profile=profile, target=target)) == [
+        "3:14: a library exporting only functions ('twice') is not supported: no function here has a "
+        "[shader(\"...\")] attribute, and exported functions are only compiled into the shaders that call them"]
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_library_without_exports_keeps_the_shader_words(target):
+    src = EXPORTS_ONLY.replace("export ", "")
+    assert R.errors(R.compile_hlsl(src, entry="", profile="lib_6_3", target=target)) == [
+        "1:1: a library exports its shaders with [shader(\"raygeneration\")], [shader(\"closesthit\")], ...: no "
+        "function here has one"]

@@ -68,6 +68,14 @@ class RayTracingLowering(SemaBase):
         if name and name != "main":
             raise error(f"missing entry point definition '{name}': no function of that name is marked "
                         f"[shader(\"...\")]", SourceLoc(main_file, 1, 1))
+        exported = [f for f in self.funcs if f.defined and "export" in f.decl.qualifiers and shader_kind(f.decl) is None]
+        if not found and not self.subobjects and exported:
+            # DXC compiles it (DXIL: a library of functions for its linker; SPIR-V: functions with Export
+            # linkage and no entry point); our backends only emit shaders, with every call inlined into them
+            d = exported[0].decl
+            raise error(f"a library exporting only functions ('{d.name}') is not supported: no function here "
+                        f"has a [shader(\"...\")] attribute, and exported functions are only compiled into the "
+                        f"shaders that call them", d.loc)
         if not found and not self.subobjects:    # (a library of subobjects only exports no shader)
             raise error("a library exports its shaders with [shader(\"raygeneration\")], [shader(\"closesthit\")], "
                         "...: no function here has one", SourceLoc(main_file, 1, 1))
