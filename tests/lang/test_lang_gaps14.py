@@ -287,3 +287,21 @@ def test_float_exchange_on_a_texel_and_groupshared_runs():
                profile="cs_6_6")
     assert R.unpack("f", out["S"]) == [t0[2], 5.5, 9.5]
     assert R.unpack("f", out["T"]) == [3.0, 4.0, 0.75, 7.0]
+
+
+WITH_A_SHADER = """RWStructuredBuffer<float> Out : register(u0);
+export float twice(float x) { return x * 2; }
+[shader("raygeneration")]
+void rg() { Out[0] = twice(3); }
+"""
+
+
+@pytest.mark.parametrize("target", ["spirv", "dxil"])
+def test_exported_function_beside_a_shader_warns(target):
+    """Beside a shader the library compiles, but the function is not among its exports (DXC lists it for its
+    linker): said at the function, once, instead of silently."""
+    res = R.compile_hlsl(WITH_A_SHADER, entry="", profile="lib_6_3", target=target, env="vulkan1.2")
+    assert res.ok, R.diagnostics_text(res)
+    assert [f"{d.loc.line}:{d.loc.col}: {d.message}" for d in res.diagnostics if d.severity == "warning"] == [
+        "2:14: exported function 'twice' is not exported from the library: only its shaders are, with 'twice' "
+        "compiled into those that call it"]

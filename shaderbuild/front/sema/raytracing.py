@@ -76,6 +76,9 @@ class RayTracingLowering(SemaBase):
             raise error(f"a library exporting only functions ('{d.name}') is not supported: no function here "
                         f"has a [shader(\"...\")] attribute, and exported functions are only compiled into the "
                         f"shaders that call them", d.loc)
+        for f in exported if found else []:      # DXC's library would list them for its linker; ours cannot
+            self.sink.warning(f"exported function '{f.decl.name}' is not exported from the library: only its "
+                              f"shaders are, with '{f.decl.name}' compiled into those that call it", f.decl.loc)
         if not found and not self.subobjects:    # (a library of subobjects only exports no shader)
             raise error("a library exports its shaders with [shader(\"raygeneration\")], [shader(\"closesthit\")], "
                         "...: no function here has one", SourceLoc(main_file, 1, 1))
