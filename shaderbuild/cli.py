@@ -133,7 +133,8 @@ COMPILE_ARGUMENTS: tuple[tuple[tuple[str, ...], dict], ...] = (
                         "metavar": "KIND"}),
     (("-nologo",), {"dest": "nologo", "action": "store_true", "help": "no banner (shaderbuild prints none)"}),
     (("-all-resources-bound",), {"dest": "all_resources_bound", "action": "store_true", "no_effect": True}),
-    (("-res-may-alias",), {"dest": "res_may_alias", "action": "store_true", "no_effect": True}),
+    (("-res-may-alias",), {"dest": "res_may_alias", "action": "store_true",
+                           "help": "DXIL: assume UAVs may alias (no ResMayNotAlias shader flag)"}),
     (("-Gis",), {"dest": "ieee_strict", "action": "store_true", "no_effect": True}),
     (("-Ges",), {"dest": "enable_strict", "action": "store_true", "no_effect": True}),
 )
@@ -351,6 +352,7 @@ def _compile_options(args):
         include_dirs=args.include_dirs, binding_shifts=_parse_shifts(args), vk_target_env=args.vk_target_env,
         dxil_hash=args.dxil_hash, hlsl_version=_HLSL_VERSIONS[str(args.hlsl_version)],
         enable_16bit_types=args.enable_16bit, enable_payload_qualifiers=args.enable_payload_qualifiers,
+        res_may_alias=args.res_may_alias,
         vk_invert_y=args.vk_invert_y, vk_use_dx_position_w=args.vk_use_dx_position_w,
         vk_support_nonzero_base_vertex=args.vk_support_nonzero_base_vertex,
         vk_support_nonzero_base_instance=args.vk_support_nonzero_base_instance,

@@ -35,22 +35,29 @@ DEFAULT_MAX_TESS_FACTOR = 64.0
 GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
-SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
-                    "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
+SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5,
+                    "double_extensions": 6, "msad": 7, "viewport_rt_index": 9,
+                    "inner_coverage": 10, "stencil_ref": 11, "tiled_resources": 12, "typed_uav_load_formats": 13,
+                    "uavs_64": 15, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "atomic64_typed": 27, "atomic64_groupshared": 28,
                     "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31, "atomic64_heap": 32,
-                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37,
+                    "res_may_not_alias": 33, "advanced_texture_ops": 34, "writeable_msaa": 35,
+                    "sample_cmp_gradient_or_bias": 37, "extended_command_info": 38,
                     "uses_derivatives": 39, "requires_group": 40}
-FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
+FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "uavs_64": 0x8, "low_precision": 0x10,
+                "double_extensions": 0x20, "msad": 0x40, "tiled_resources": 0x100, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "raytracing_1_1": 0x100000, "atomic64_typed": 0x400000, "atomic64_groupshared": 0x800000,
                 "derivatives_mesh_amp": 0x1000000, "atomic64_heap": 0x10000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
-                "advanced_texture_ops": 0x20000000,                       # SM 6.7
-                "sample_cmp_gradient_or_bias": 0x80000000,                # SM 6.8
+                "advanced_texture_ops": 0x20000000, "writeable_msaa": 0x40000000,   # SM 6.7
+                "sample_cmp_gradient_or_bias": 0x80000000, "extended_command_info": 0x100000000,   # SM 6.8
                 "uses_derivatives": 0x10000000000, "requires_group": 0x20000000000}   # OptFeatureInfo_* (valver 1.8)
+# per-function flags: DXC's CollectShaderFlagsForModule clears them from the module's flags and SFI0
+# (ShaderFlags::ClearLocalFlags); only a library's RDAT function records carry them
+LOCAL_FEATURES = frozenset({"uses_derivatives", "requires_group"})
 # SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
 # i32/i16 overloads of the sample ops)
 _INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
@@ -62,7 +69,9 @@ _TYPED_KINDS = range(1, 11)         # DXIL::ResourceKind Texture1D .. TypedBuffe
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
 _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1",
-                "SampleCmpLevel": "advanced_texture_ops",
+                "SampleCmpLevel": "advanced_texture_ops", "TextureGatherRaw": "advanced_texture_ops",
+                "TextureStoreSample": "advanced_texture_ops", "CheckAccessFullyMapped": "tiled_resources",
+                "StartVertexLocation": "extended_command_info", "StartInstanceLocation": "extended_command_info",
                 "SampleCmpBias": "sample_cmp_gradient_or_bias", "SampleCmpGrad": "sample_cmp_gradient_or_bias",
                 "GeometryIndex": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
@@ -129,16 +138,34 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     mode = inst.operands[2]
                     if isinstance(mode, ConstInt) and mode.value != 2:
                         feats.add("requires_group")
+                elif callee.name.startswith("dx.op.tertiary."):     # (callee, opcode, a, b, c)
+                    code = inst.operands[1]
+                    if isinstance(code, ConstInt) and code.value == OPCODE_FMA and inst.type == T.double:
+                        feats.add("double_extensions")
+                    elif isinstance(code, ConstInt) and code.value == OPCODE_MSAD:
+                        feats.add("msad")
+                elif callee.name == "dx.op.annotateHandle":     # (callee, opcode, handle, props {d0, d1})
+                    feats.update(_used_uav_features(inst.operands[3]))
+                elif callee.name.startswith(_CLAMPED_SAMPLES) and _has_clamp(inst.operands[-1]):
+                    feats.add("lod_clamp")
+            elif op == "fdiv":
+                if inst.type == T.double:       # (a binary operator's operands have its type)
+                    feats.add("double_extensions")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
                 if op in ("atomicrmw", "cmpxchg") and inst.operands[-1].type == T.i64:
                     feats.add("atomic64_groupshared")       # (buffers' atomics are dx.op calls)
+                if op in _DOUBLE_CONVERSIONS and (inst.type == T.double or inst.operands[0].type == T.double):
+                    feats.add("double_extensions")
     for callee in callees.values():
         add(callee.type)
         types.update(callee.ftype.params)
     if T.double in types:
         feats.add("doubles")
+    # any pointer to group-shared memory needs a group (DXC: a TGSM-address-space pointer among the values)
+    if any(isinstance(t, T.PointerType) and t.addrspace == TGSM_ADDRSPACE for t in types):
+        feats.add("requires_group")
     if T.i64 in types:
         feats.add("int64")
     if T.f16 in types or T.i16 in types:
@@ -158,8 +185,25 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
         if any(lm.ops.used[op].flags & {"gradient"} and not lm.ops.used[op].flags & {"feedback"}
                for op in used_ops if op in lm.ops.used):
             feats.add("uses_derivatives")
+        if "lod_clamp" in feats:        # a sample's LOD clamp needs tiled resources (validator 1.8 knows it)
+            feats.add("tiled_resources")
     else:
         feats.discard("requires_group")
+    feats.discard("lod_clamp")
+    # UAVs: before validator 1.8 the module's, from 1.8 the ones the function's handles are made for
+    module_uavs = [r for r in lm.resources if r.res_class == "UAV"]
+    if validator_version(lm.sm) < (1, 8):
+        if module_uavs:
+            feats.add("uses_uav")
+        if any(r.shape in _MSAA_KINDS for r in module_uavs):
+            feats.add("writeable_msaa")
+    if "TextureStoreSample" in used_ops:
+        feats.add("writeable_msaa")
+    if "uses_uav" in feats and dxil_version(lm.sm) >= (1, 7) and not lm.res_may_alias:
+        feats.add("res_may_not_alias")      # DXC: unless -res-may-alias; not before DXIL 1.7 (drivers refuse it)
+    feats.discard("uses_uav")
+    if sum(9 if r.count is None else min(r.count, 9) for r in module_uavs) > 8:
+        feats.add("uavs_64")                # more than 8 UAV slots (an unbounded range counts as 9)
 
     if any(r.rov for r in resources):
         feats.add("rovs")
@@ -179,6 +223,28 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
 
 
 _ATOMIC64_FNS = frozenset({"dx.op.atomicBinOp.i64", "dx.op.atomicCompareExchange.i64"})
+OPCODE_FMA, OPCODE_MSAD = 47, 50
+TGSM_ADDRSPACE = 3
+_MSAA_KINDS = (3, 8)            # DXIL::ResourceKind Texture2DMS, Texture2DMSArray
+# double ops that need the D3D11.1 double extensions (DXC: fdiv, fma and these int<->double conversions)
+_DOUBLE_CONVERSIONS = frozenset({"uitofp", "sitofp", "fptoui", "fptosi"})
+# sample ops whose last operand is the LOD clamp (DXC's hasSampleClamp: a non-zero constant or any non-constant)
+_CLAMPED_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleCmp", "sampleCmpBias",
+                                                     "sampleGrad", "sampleCmpGrad"))
+
+
+def _has_clamp(v: Value) -> bool:
+    if isinstance(v, ConstFloat):
+        return v.value != 0.0
+    return not isinstance(v, Undef)
+
+
+def _used_uav_features(props: Value) -> set[str]:
+    """An annotated handle's UAV use (ResMayNotAlias) and writeable MSAA texture (validator 1.8's rule)."""
+    words = [x.value for x in props.elems if isinstance(x, ConstInt)] if isinstance(props, ConstAggregate) else []
+    if not words or not words[0] >> 12 & 1:
+        return set()
+    return {"uses_uav", "writeable_msaa"} if words[0] & 0xFF in _MSAA_KINDS else {"uses_uav"}
 
 
 def _atomic64_features(handle: Value, resources: list[ResourceInfo]) -> set[str]:
@@ -239,12 +305,12 @@ def _multi_component_uav(handle: Value, resources: list[ResourceInfo]) -> bool:
 
 
 def shader_flags(lm: LoweredModule) -> int:
-    return sum(1 << SHADER_FLAG_BITS[f] for f in _used_features(lm))
+    return sum(1 << SHADER_FLAG_BITS[f] for f in _used_features(lm) - LOCAL_FEATURES)
 
 
 def feature_info(lm: LoweredModule) -> int:
     """SFI0 bits; minimum precision and native low precision are exclusive (DXC GetFeatureInfo)."""
-    feats = _used_features(lm)
+    feats = _used_features(lm) - LOCAL_FEATURES
     if "native_low_precision" in feats:
         feats.discard("low_precision")
     return sum(FEATURE_BITS.get(f, 0) for f in feats)
@@ -407,12 +473,12 @@ def feature_bits(feats: set[str]) -> int:
 
 
 def library_features(lm: LoweredModule) -> set[str]:
-    """The union of the shaders' features: the library's SFI0 and module shader flags."""
+    """The union of the shaders' features less the per-function ones: the library's SFI0 and module shader flags."""
     if lm.features is None:
         out: set[str] = set()
         for lf in lm.library:
             out |= function_features(lm, lf)
-        lm.features = frozenset(out)
+        lm.features = frozenset(out - LOCAL_FEATURES)
     return set(lm.features)
 
 

@@ -1,0 +1,160 @@
+"""DXIL shader flags as DXC sets them (issue 20): a runtime's validator recomputes the flags from the code and
+refuses a container whose declared flags differ (a missing or an extra one).
+
+The model below is written from DXC's rules (DxilShaderFlags.cpp CollectShaderFlags, DxilModule.cpp
+CollectShaderFlagsForModule, DxilShaderFlags.h bit order, DxilConstants.h ShaderFeatureInfo_*), not from our
+backend: each case names, by hand, the facts DXC looks at in its small program ("a double fdiv", "a UAV handle"),
+and `dxc_flags` turns those facts into the flags for the case's profile (DXIL/validator versions decide several).
+The compiled container's flags are read twice, independently of the backend: the dx.entryPoints shader-flags
+word from llvm-dis's text and the SFI0 part from the container's part table.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+import pytest
+from harness.dxil_tools import check_dxil
+
+from shaderbuild import api
+
+# DxilShaderFlags.h field order (bit) and DxilConstants.h's SFI0 feature (None: a flag with no feature bit)
+BITS = {"doubles": (2, 0x1), "raw_structured": (4, None), "double_extensions": (6, 0x20), "msad": (7, 0x40),
+        "tiled_resources": (12, 0x100), "uavs_64": (15, 0x8), "uavs_every_stage": (16, 0x4),
+        "wave_ops": (19, 0x4000), "res_may_not_alias": (33, None), "writeable_msaa": (35, 0x40000000),
+        "extended_command_info": (38, 0x100000000), "uses_derivatives": (39, 0x10000000000),
+        "requires_group": (40, 0x20000000000)}
+
+
+def _versions(profile: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(DXIL version, validator version) of a profile: DXIL 1.x for SM 6.x; validator 1.7 at least (ours)."""
+    minor = int(profile.rsplit("_", 1)[1])
+    return (1, minor), max((1, 7), (1, minor))
+
+
+def dxc_flags(profile: str, facts: set[str], res_may_alias: bool = False) -> set[str]:
+    """DXC's module flags for a program with these facts."""
+    dxil, val = _versions(profile)
+    out: set[str] = set()
+    if facts & {"double", "double_div", "double_conv", "double_fma"}:
+        out.add("doubles")
+    if facts & {"double_div", "double_conv", "double_fma"}:
+        out.add("double_extensions")            # fdiv, [su]itofp, fpto[su] of double; dx.op.fma on double
+    if "raw_structured_resource" in facts:
+        out.add("raw_structured")
+    if "msad" in facts:
+        out.add("msad")
+    if "check_access" in facts or ("lod_clamp" in facts and val >= (1, 8)):
+        out.add("tiled_resources")              # LOD clamp only from validator 1.8
+    if "nine_uav_slots" in facts:
+        out.add("uavs_64")
+    if "uav_handle" in facts and dxil >= (1, 7) and not res_may_alias:
+        out.add("res_may_not_alias")            # only from DXIL 1.7, and not with -res-may-alias
+    if "msaa_uav" in facts:
+        out.add("writeable_msaa")
+    if "start_location" in facts:
+        out.add("extended_command_info")
+    if "wave" in facts:
+        out.add("wave_ops")
+    # derivatives and group needs are per-function flags: ClearLocalFlags drops them from the module's flags
+    return out
+
+
+UAV = "RWStructuredBuffer<float> O : register(u0);\n"
+CASES = {
+    "uav_write": ("cs_6_8", UAV + "[numthreads(1,1,1)] void main(uint3 i : SV_DispatchThreadID) { O[i.x] = 1; }",
+                  {"raw_structured_resource", "uav_handle"}),
+    "srv_only_ps": ("ps_6_8", "Texture2D<float4> T : register(t0);\n"
+                    "float4 main(float4 p : SV_Position) : SV_Target { return T.Load(int3(p.xy, 0)); }", set()),
+    "double_add": ("cs_6_7", UAV + "[numthreads(1,1,1)] void main() { O[1] = (float)((double)O[0] + (double)O[2]); }",
+                   {"raw_structured_resource", "uav_handle", "double"}),
+    "double_div": ("cs_6_7", UAV + "[numthreads(1,1,1)] void main() { O[1] = (float)((double)O[0] / (double)O[2]); }",
+                   {"raw_structured_resource", "uav_handle", "double_div"}),
+    "int_to_double": ("cs_6_6", UAV + "RWStructuredBuffer<int> I : register(u1);\n"
+                      "[numthreads(1,1,1)] void main() { O[1] = (float)((double)I[0] * (double)O[0]); }",
+                      {"raw_structured_resource", "uav_handle", "double_conv"}),
+    "double_fma": ("cs_6_7", UAV + "[numthreads(1,1,1)] void main() { double a = O[0], b = O[1], c = O[2];"
+                   " O[3] = (float)fma(a, b, c); }", {"raw_structured_resource", "uav_handle", "double_fma"}),
+    "msad": ("cs_6_7", "RWStructuredBuffer<uint4> U : register(u0);\n"
+             "[numthreads(1,1,1)] void main() { U[1] = msad4(U[0].x, U[0].yz, U[2]); }",
+             {"raw_structured_resource", "uav_handle"}),  # our msad4 is a polyfill: no dx.op.msad, no flag
+    "check_access": ("ps_6_7", "Texture2D<float4> T : register(t0);\n"
+                     "float4 main(float4 p : SV_Position) : SV_Target { uint s; float4 v = T.Load(int3(p.xy, 0), "
+                     "int2(0, 0), s); return CheckAccessFullyMapped(s) ? v : 0; }", {"check_access"}),
+    "lod_clamp_68": ("ps_6_8", "Texture2D<float4> T : register(t0); SamplerState S : register(s0);\n"
+                     "float4 main(float2 uv : UV) : SV_Target { return T.Sample(S, uv, int2(0, 0), 2.5); }",
+                     {"lod_clamp", "derivatives"}),
+    "lod_clamp_67": ("ps_6_7", "Texture2D<float4> T : register(t0); SamplerState S : register(s0);\n"
+                     "float4 main(float2 uv : UV) : SV_Target { return T.Sample(S, uv, int2(0, 0), 2.5); }",
+                     {"lod_clamp", "derivatives"}),
+    "no_lod_clamp_68": ("ps_6_8", "Texture2D<float4> T : register(t0); SamplerState S : register(s0);\n"
+                        "float4 main(float2 uv : UV) : SV_Target { return T.Sample(S, uv); }", {"derivatives"}),
+    "nine_uavs": ("cs_6_6", "RWBuffer<uint> U[9] : register(u0);\n"
+                  "[numthreads(1,1,1)] void main(uint3 i : SV_DispatchThreadID) { U[i.x][0] = 1; }",
+                  {"nine_uav_slots", "uav_handle"}),
+    "eight_uavs": ("cs_6_7", "RWBuffer<uint> U[8] : register(u0);\n"
+                   "[numthreads(1,1,1)] void main(uint3 i : SV_DispatchThreadID) { U[i.x][0] = 1; }",
+                   {"uav_handle"}),
+    "group_barrier_68": ("cs_6_8", UAV + "groupshared float G[4];\n[numthreads(4,1,1)] void main(uint3 i : "
+                         "SV_GroupThreadID) { G[i.x] = O[i.x]; GroupMemoryBarrierWithGroupSync(); O[i.x] = G[3 - i.x]; }",
+                         {"raw_structured_resource", "uav_handle", "group"}),
+    "wave_68": ("cs_6_8", UAV + "[numthreads(4,1,1)] void main(uint3 i : SV_DispatchThreadID) "
+                "{ O[i.x] = WaveActiveSum(O[i.x]); }", {"raw_structured_resource", "uav_handle", "wave"}),
+    "start_vertex": ("vs_6_8", "float4 main(uint v : SV_StartVertexLocation) : SV_Position { return float4(v, 0, 0, 1); }",
+                     {"start_location"}),
+}
+
+
+def _sfi0(blob: bytes) -> int:
+    """The 64-bit SFI0 word, found through the container's part table."""
+    for i in range(struct.unpack_from("<I", blob, 28)[0]):
+        off = struct.unpack_from("<I", blob, 32 + 4 * i)[0]
+        if blob[off:off + 4] == b"SFI0":
+            return struct.unpack_from("<Q", blob, off + 8)[0]
+    raise AssertionError("no SFI0 part")
+
+
+def _declared(blob: bytes) -> tuple[int, int]:
+    """(dx.entryPoints shader flags, SFI0) of a container."""
+    chk = check_dxil(blob)
+    words = re.findall(r"!\{i32 0, i64 (\d+)", chk.ir)
+    return (int(words[0]) if words else 0), _sfi0(blob)
+
+
+def _expect(names: set[str]) -> tuple[int, int]:
+    flags = sum(1 << BITS[n][0] for n in names)
+    return flags, sum(BITS[n][1] or 0 for n in names)
+
+
+def _known_bits(flags: int) -> int:
+    return flags & sum(1 << b for b, _ in BITS.values())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_module_flags_follow_dxc(name):
+    profile, src, facts = CASES[name]
+    res = api.compile_source(src, profile=profile, target="dxil")
+    assert res.ok, [str(d) for d in res.diagnostics]
+    flags, sfi0 = _declared(res.binary)
+    want_flags, want_sfi0 = _expect(dxc_flags(profile, facts))
+    assert _known_bits(flags) == want_flags, f"{flags:#x} vs {want_flags:#x}"
+    known_features = sum(f for _, f in BITS.values() if f)
+    assert sfi0 & known_features == want_sfi0, f"{sfi0:#x} vs {want_sfi0:#x}"
+
+
+@pytest.mark.parametrize("profile", ["cs_6_6", "cs_6_7", "cs_6_8"])
+def test_res_may_alias_drops_the_flag(profile):
+    """-res-may-alias (DXC: "Assume that UAVs/SRVs may alias") leaves out ResMayNotAlias; nothing else in the
+    container changes (DXC otherwise only skips an optimisation pass, DxilSimpleGVNHoist, which we do not have)."""
+    src = CASES["uav_write"][1]
+    facts = {"raw_structured_resource", "uav_handle"}
+    a = api.compile_source(src, profile=profile, target="dxil")
+    b = api.compile_source(src, profile=profile, target="dxil", res_may_alias=True)
+    assert a.ok and b.ok
+    assert _known_bits(_declared(a.binary)[0]) == _expect(dxc_flags(profile, facts))[0]
+    assert _known_bits(_declared(b.binary)[0]) == _expect(dxc_flags(profile, facts, res_may_alias=True))[0]
+    if profile == "cs_6_6":
+        assert a.binary == b.binary
+    else:
+        assert a.binary != b.binary
