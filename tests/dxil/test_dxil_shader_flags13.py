@@ -5,7 +5,9 @@ The model below is written from DXC's rules (DxilShaderFlags.cpp CollectShaderFl
 CollectShaderFlagsForModule, DxilShaderFlags.h bit order, DxilConstants.h ShaderFeatureInfo_*), not from our
 backend: each case names, by hand, the facts DXC looks at in its small program ("a double fdiv", "a UAV handle"),
 and `dxc_flags` turns those facts into the flags for the case's profile (DXIL/validator versions decide several).
-The compiled container's flags are read twice, independently of the backend: the dx.entryPoints shader-flags
+Not reachable from today's front end (it refuses them), so not cases here though the backend has DXC's rules:
+non-constant texture offsets (AdvancedTextureOps), RWTexture2DMS (WriteableMSAATextures), dx.op.msad (our
+msad4 is a polyfill).  The compiled container's flags are read twice, independently of the backend: the dx.entryPoints shader-flags
 word from llvm-dis's text and the SFI0 part from the container's part table.
 """
 
@@ -22,7 +24,8 @@ from shaderbuild import api
 # DxilShaderFlags.h field order (bit) and DxilConstants.h's SFI0 feature (None: a flag with no feature bit)
 BITS = {"doubles": (2, 0x1), "raw_structured": (4, None), "double_extensions": (6, 0x20), "msad": (7, 0x40),
         "tiled_resources": (12, 0x100), "uavs_64": (15, 0x8), "uavs_every_stage": (16, 0x4),
-        "wave_ops": (19, 0x4000), "res_may_not_alias": (33, None), "writeable_msaa": (35, 0x40000000),
+        "wave_ops": (19, 0x4000), "res_may_not_alias": (33, None), "advanced_texture_ops": (34, 0x20000000),
+        "writeable_msaa": (35, 0x40000000), "sample_cmp_gradient_or_bias": (37, 0x80000000),
         "extended_command_info": (38, 0x100000000), "uses_derivatives": (39, 0x10000000000),
         "requires_group": (40, 0x20000000000)}
 
@@ -57,6 +60,10 @@ def dxc_flags(profile: str, facts: set[str], res_may_alias: bool = False) -> set
         out.add("extended_command_info")
     if "wave" in facts:
         out.add("wave_ops")
+    if facts & {"variable_offset", "sample_cmp_level", "gather_raw"}:
+        out.add("advanced_texture_ops")
+    if "last_sample_is_cmp_bias_or_grad" in facts:
+        out.add("sample_cmp_gradient_or_bias")  # DXC assigns it at each sample op: the last one decides
     # derivatives and group needs are per-function flags: ClearLocalFlags drops them from the module's flags
     return out
 
@@ -101,6 +108,20 @@ CASES = {
                          {"raw_structured_resource", "uav_handle", "group"}),
     "wave_68": ("cs_6_8", UAV + "[numthreads(4,1,1)] void main(uint3 i : SV_DispatchThreadID) "
                 "{ O[i.x] = WaveActiveSum(O[i.x]); }", {"raw_structured_resource", "uav_handle", "wave"}),
+    "int_sample_67": ("ps_6_7", "Texture2D<uint> T : register(t0); SamplerState S : register(s0);\n"
+                      "uint main(float2 uv : UV) : SV_Target { return T.Sample(S, uv); }", {"derivatives"}),
+    "constant_offset_sample": ("ps_6_7", "Texture2D<float4> T : register(t0); SamplerState S : register(s0);\n"
+                               "float4 main(float2 uv : UV) : SV_Target { return T.Sample(S, uv, int2(1, -1)); }",
+                               {"derivatives"}),
+    "cmp_bias_last": ("ps_6_8", "Texture2D<float> T : register(t0); SamplerState S : register(s0);\n"
+                      "SamplerComparisonState C : register(s1);\n"
+                      "float main(float2 uv : UV) : SV_Target { float a = T.Sample(S, uv);"
+                      " return a + T.SampleCmpBias(C, uv, 0.5, 1.0); }",
+                      {"derivatives", "last_sample_is_cmp_bias_or_grad"}),
+    "cmp_bias_then_sample": ("ps_6_8", "Texture2D<float> T : register(t0); SamplerState S : register(s0);\n"
+                             "SamplerComparisonState C : register(s1);\n"
+                             "float main(float2 uv : UV) : SV_Target { float a = T.SampleCmpBias(C, uv, 0.5, 1.0);"
+                             " return a + T.Sample(S, uv * a); }", {"derivatives"}),
     "start_vertex": ("vs_6_8", "float4 main(uint v : SV_StartVertexLocation) : SV_Position { return float4(v, 0, 0, 1); }",
                      {"start_location"}),
 }

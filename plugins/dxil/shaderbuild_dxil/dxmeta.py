@@ -8,7 +8,7 @@ from shaderbuild import ir
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function, Instruction, Undef, Value
+from .llvm.values import ConstAggregate, Constant, ConstFloat, ConstInt, Function, Instruction, Undef, Value
 from .lowered import LibraryFunction, LoweredModule
 from .resources import CLASS_INDEX, ResourceInfo, resource_records
 from .signature import signature_metadata
@@ -58,12 +58,21 @@ FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "uavs_64": 0x8, "low_pr
 # per-function flags: DXC's CollectShaderFlagsForModule clears them from the module's flags and SFI0
 # (ShaderFlags::ClearLocalFlags); only a library's RDAT function records carry them
 LOCAL_FEATURES = frozenset({"uses_derivatives", "requires_group"})
-# SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
-# i32/i16 overloads of the sample ops)
-_INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
+# SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): SampleCmpLevel, TextureGatherRaw, TextureStoreSample
+# (_OP_FEATURES), and a textureLoad or sample op whose offsets are not all constants (undef is a constant).
+# Sampling an integer texture sets nothing (no such rule in DXC, then or now).
+# the sample ops, where their offsets start among the call's operands (callee, opcode, srv, sampler, coords x4)
+_SAMPLE_OPS = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad", "sampleCmp",
+                                                "sampleCmpBias", "sampleCmpGrad", "sampleCmpLevelZero"))
+_SAMPLE_OFFSETS, _LOAD_OFFSETS = 8, 7       # textureLoad: (callee, opcode, handle, mip, coords x3, offsets x3)
+# the ops that decide SampleCmpGradientOrBias: DXC assigns the flag at each (`=`, not `|=`), so the last one in
+# the function wins, and the validator recomputes it the same way
+_CMP_GRAD_BIAS_DECIDERS = {f"dx.op.{op}.": op in ("sampleCmpBias", "sampleCmpGrad")
+                           for op in ("sample", "sampleBias", "sampleCmp", "sampleCmpBias", "sampleGrad",
+                                      "sampleCmpGrad")}
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # loads that make a multi-component typed UAV need TypedUAVLoadAdditionalFormats (DXC's CollectShaderFlags)
-_TYPED_LOAD_FNS = ("dx.op.bufferLoad.", "dx.op.textureLoad.")
+_TYPED_LOAD_FNS = ("dx.op.bufferLoad.",)     # (textureLoad: with the sample ops below)
 _TYPED_KINDS = range(1, 11)         # DXIL::ResourceKind Texture1D .. TypedBuffer (DXIL::IsTyped)
 # signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
@@ -72,7 +81,6 @@ _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "Allocat
                 "SampleCmpLevel": "advanced_texture_ops", "TextureGatherRaw": "advanced_texture_ops",
                 "TextureStoreSample": "advanced_texture_ops", "CheckAccessFullyMapped": "tiled_resources",
                 "StartVertexLocation": "extended_command_info", "StartInstanceLocation": "extended_command_info",
-                "SampleCmpBias": "sample_cmp_gradient_or_bias", "SampleCmpGrad": "sample_cmp_gradient_or_bias",
                 "GeometryIndex": "raytracing_1_1"}
 MIN_VALIDATOR = (1, 7)
 
@@ -117,6 +125,7 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     add = types.add
     callees: dict[int, Function] = {}
     skip = _NO_NEW_OPERAND_TYPES
+    cmp_grad_bias = False
     for bb in fn.blocks:
         for inst in bb.instructions:
             add(inst.type)
@@ -130,8 +139,18 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
                 elif callee.name.startswith(_TYPED_LOAD_FNS) and _multi_component_uav(inst.operands[2], resources):
                     feats.add("typed_uav_load_formats")
-                elif callee.name.startswith(_INTEGER_SAMPLES) and callee.name.endswith((".i32", ".i16")):
-                    feats.add("advanced_texture_ops")
+                elif callee.name.startswith(_SAMPLE_OPS) or callee.name.startswith("dx.op.textureLoad."):
+                    start = _LOAD_OFFSETS if callee.name.startswith("dx.op.textureLoad.") else _SAMPLE_OFFSETS
+                    if not all(isinstance(v, Constant) for v in inst.operands[start:start + 3]):
+                        feats.add("advanced_texture_ops")
+                    if start == _LOAD_OFFSETS and _multi_component_uav(inst.operands[2], resources):
+                        feats.add("typed_uav_load_formats")
+                    if start == _SAMPLE_OFFSETS and _has_clamp(inst.operands[-1]) and callee.name.startswith(
+                            _CLAMPED_SAMPLES):
+                        feats.add("lod_clamp")
+                    decides = _CMP_GRAD_BIAS_DECIDERS.get(callee.name[:callee.name.rindex(".") + 1])
+                    if decides is not None:
+                        cmp_grad_bias = decides
                 elif callee.name in _ATOMIC64_FNS:    # (callee, opcode, handle, ...)
                     feats.update(_atomic64_features(inst.operands[2], resources))
                 elif callee.name == "dx.op.barrier":    # (callee, opcode, mode): any mode but UAVFenceGlobal (2)
@@ -146,8 +165,6 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                         feats.add("msad")
                 elif callee.name == "dx.op.annotateHandle":     # (callee, opcode, handle, props {d0, d1})
                     feats.update(_used_uav_features(inst.operands[3]))
-                elif callee.name.startswith(_CLAMPED_SAMPLES) and _has_clamp(inst.operands[-1]):
-                    feats.add("lod_clamp")
             elif op == "fdiv":
                 if inst.type == T.double:       # (a binary operator's operands have its type)
                     feats.add("double_extensions")
@@ -158,6 +175,8 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("atomic64_groupshared")       # (buffers' atomics are dx.op calls)
                 if op in _DOUBLE_CONVERSIONS and (inst.type == T.double or inst.operands[0].type == T.double):
                     feats.add("double_extensions")
+    if cmp_grad_bias:
+        feats.add("sample_cmp_gradient_or_bias")
     for callee in callees.values():
         add(callee.type)
         types.update(callee.ftype.params)
