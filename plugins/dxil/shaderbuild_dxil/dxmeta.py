@@ -81,7 +81,7 @@ _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "Allocat
                 "SampleCmpLevel": "advanced_texture_ops", "TextureGatherRaw": "advanced_texture_ops",
                 "TextureStoreSample": "advanced_texture_ops", "CheckAccessFullyMapped": "tiled_resources",
                 "StartVertexLocation": "extended_command_info", "StartInstanceLocation": "extended_command_info",
-                "GeometryIndex": "raytracing_1_1"}
+                "GeometryIndex": "raytracing_1_1", "AttributeAtVertex": "barycentrics"}
 MIN_VALIDATOR = (1, 7)
 
 
@@ -113,7 +113,25 @@ _NO_NEW_OPERAND_TYPES = frozenset(BINOPS) | {"select", "extractvalue", "br"}
 
 
 def _compute_features(lm: LoweredModule) -> set[str]:
-    return _function_features(lm, lm.entry, lm.resources, {op for op in lm.ops.used})
+    return _function_features(lm, lm.entry, lm.resources, {op for op in lm.ops.used}) | _module_features(lm)
+
+
+def _module_features(lm: LoweredModule) -> set[str]:
+    """The flags DXC's CollectShaderFlagsForModule takes from the module's declared resources (none of them in
+    a library's per-function RDAT records): raw/structured buffers, ROVs, more than 8 UAV slots (an unbounded
+    range counts as 9), and UAVs outside CS/PS (validator 1.8: only in VS/HS/DS/GS, not libraries or MS/AS)."""
+    feats: set[str] = set()
+    uavs = [r for r in lm.resources if r.res_class == "UAV"]
+    if any(r.is_raw_or_structured for r in lm.resources):
+        feats.add("raw_structured")
+    if any(r.rov for r in uavs):
+        feats.add("rovs")
+    if sum(9 if r.count is None else min(r.count, 9) for r in uavs) > 8:
+        feats.add("uavs_64")
+    graphics = ("vertex", "hull", "domain", "geometry") if validator_version(lm.sm) >= (1, 8) else None
+    if uavs and (lm.stage in graphics if graphics else lm.stage not in ("compute", "pixel")):
+        feats.add("uavs_every_stage")
+    return feats
 
 
 def _function_features(lm: LoweredModule, fn: Function, resources: list, used_ops: set[str]) -> set[str]:
@@ -196,8 +214,6 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if lm.stage in ("mesh", "amplification") and any(
             lm.ops.used[op].flags & {"derivative", "gradient"} for op in used_ops if op in lm.ops.used):
         feats.add("derivatives_mesh_amp")       # SM 6.6 derivatives (DXC: DerivativesInMeshAndAmpShaders)
-    if any(r.is_raw_or_structured for r in resources):
-        feats.add("raw_structured")
     # DXC's CollectShaderFlags from validator 1.8: the function's derivatives (implicit-LOD samples, LOD queries,
     # ddx/ddy) and its need of a group (a barrier that syncs or fences the group)
     if validator_version(lm.sm) >= (1, 8):
@@ -221,13 +237,6 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if "uses_uav" in feats and dxil_version(lm.sm) >= (1, 7) and not lm.res_may_alias:
         feats.add("res_may_not_alias")      # DXC: unless -res-may-alias; not before DXIL 1.7 (drivers refuse it)
     feats.discard("uses_uav")
-    if sum(9 if r.count is None else min(r.count, 9) for r in module_uavs) > 8:
-        feats.add("uavs_64")                # more than 8 UAV slots (an unbounded range counts as 9)
-
-    if any(r.rov for r in resources):
-        feats.add("rovs")
-    if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in resources):
-        feats.add("uavs_every_stage")
     feats.update(f for op, f in _OP_FEATURES.items() if op in used_ops)
     if "earlydepthstencil" in lm.modes:     # D3D11_SB_GLOBAL_FLAG_FORCE_EARLY_DEPTH_STENCIL (no SFI0 feature)
         feats.add("early_depth_stencil")
@@ -235,8 +244,9 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
         row = _SIGNATURE_FEATURES.get(e.kind)
         if row is not None and (row[1] if e in lm.inputs else row[2]):
             feats.add(row[0])
-    # a layer / viewport index from a stage before the geometry stage (DXC: VS and DS outputs)
-    if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
+    # a layer / viewport index in a stage other than the pixel shader (DXC: VS/HS/DS outputs, GS/HS/DS inputs)
+    if (lm.stage in ("vertex", "hull", "domain") and any(e.kind in (4, 5) for e in lm.outputs)) or (
+            lm.stage in ("geometry", "hull", "domain") and any(e.kind in (4, 5) for e in lm.inputs)):
         feats.add("viewport_rt_index")
     return feats
 
@@ -497,7 +507,7 @@ def library_features(lm: LoweredModule) -> set[str]:
         out: set[str] = set()
         for lf in lm.library:
             out |= function_features(lm, lf)
-        lm.features = frozenset(out - LOCAL_FEATURES)
+        lm.features = frozenset((out - LOCAL_FEATURES) | _module_features(lm))
     return set(lm.features)
 
 
