@@ -207,3 +207,32 @@ def test_res_may_alias_drops_the_flag(profile):
         assert a.binary == b.binary
     else:
         assert a.binary != b.binary
+
+
+@pytest.mark.parametrize("native, body, has_16bit", [
+    (True, "O[0] = (float)((half)O[1] * (half)2);", True),
+    (True, "O[0] = O[1] * 2;", False),
+    (False, "O[0] = O[1] * 2;", False),
+    (False, "O[0] = (float)((min16float)O[1] * (min16float)2);", False),   # our min16float is 32-bit (allowed)
+])
+def test_low_precision_flags(native, body, has_16bit):
+    """DXC's CollectShaderFlags sets UseNativeLowPrecision (bit 23) from the module option alone
+    (-enable-16bit-types), LowPrecisionPresent (bit 5) from a 16-bit value; SFI0 (GetFeatureInfo) has
+    NativeLowPrecision (0x40000) for 16-bit use with the option (MinimumPrecision, 0x10, without it)."""
+    src = UAV + f"[numthreads(1,1,1)] void main() {{ {body} }}"
+    res = api.compile_source(src, profile="cs_6_2", target="dxil", enable_16bit_types=native)
+    assert res.ok, [str(d) for d in res.diagnostics]
+    flags, sfi0 = _declared(res.binary)
+    assert bool(flags >> 23 & 1) is native
+    assert bool(flags >> 5 & 1) is has_16bit
+    assert sfi0 & 0x40010 == (0 if not has_16bit else 0x40000 if native else 0x10)
+
+
+def test_all_resources_bound_sets_its_flag():
+    """-all-resources-bound: DXC's AllResourcesBound (bit 8, D3D12_SB_GLOBAL_FLAG_ALL_RESOURCES_BOUND), a module
+    option with no SFI0 feature."""
+    src = CASES["uav_write"][1]
+    a = api.compile_source(src, profile="cs_6_0", target="dxil")
+    b = api.compile_source(src, profile="cs_6_0", target="dxil", all_resources_bound=True)
+    (fa, sa), (fb, sb) = _declared(a.binary), _declared(b.binary)
+    assert not fa >> 8 & 1 and fb >> 8 & 1 and fa | 1 << 8 == fb and sa == sb

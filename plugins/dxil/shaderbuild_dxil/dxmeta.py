@@ -36,7 +36,7 @@ GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "trian
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
 SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5,
-                    "double_extensions": 6, "msad": 7, "viewport_rt_index": 9,
+                    "double_extensions": 6, "msad": 7, "all_resources_bound": 8, "viewport_rt_index": 9,
                     "inner_coverage": 10, "stencil_ref": 11, "tiled_resources": 12, "typed_uav_load_formats": 13,
                     "uavs_64": 15, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
@@ -206,9 +206,11 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     if T.i64 in types:
         feats.add("int64")
     if T.f16 in types or T.i16 in types:
-        feats.add("native_low_precision" if lm.native16 else "low_precision")
-        if lm.native16:
-            feats.add("low_precision")
+        feats.add("low_precision")
+    if lm.all_resources_bound:      # a module option (-all-resources-bound), no SFI0 feature
+        feats.add("all_resources_bound")
+    if lm.native16:         # a module option (-enable-16bit-types): DXC sets the flag whether or not 16-bit is used
+        feats.add("native_low_precision")
     if any(lm.ops.used[op].flags & {"wave"} for op in used_ops if op in lm.ops.used):
         feats.add("wave_ops")
     if lm.stage in ("mesh", "amplification") and any(
@@ -338,11 +340,8 @@ def shader_flags(lm: LoweredModule) -> int:
 
 
 def feature_info(lm: LoweredModule) -> int:
-    """SFI0 bits; minimum precision and native low precision are exclusive (DXC GetFeatureInfo)."""
-    feats = _used_features(lm) - LOCAL_FEATURES
-    if "native_low_precision" in feats:
-        feats.discard("low_precision")
-    return sum(FEATURE_BITS.get(f, 0) for f in feats)
+    """SFI0 bits."""
+    return feature_bits(_used_features(lm) - LOCAL_FEATURES)
 
 
 def geometry_state(geometry: ir.GeometryInfo | None) -> tuple[int, int, int, int] | None:
@@ -494,11 +493,16 @@ def _flags_of(feats: set[str]) -> int:
     return sum(1 << SHADER_FLAG_BITS[f] for f in feats)
 
 
+_PRECISION = frozenset({"low_precision", "native_low_precision"})
+
+
 def feature_bits(feats: set[str]) -> int:
-    feats = set(feats)
-    if "native_low_precision" in feats:
-        feats.discard("low_precision")
-    return sum(FEATURE_BITS.get(f, 0) for f in feats)
+    """SFI0 / RDAT feature bits (DXC's GetFeatureInfo): 16-bit use is MinimumPrecision, or NativeLowPrecision
+    in a -enable-16bit-types module; the native flag alone (no 16-bit use) is no feature."""
+    bits = sum(FEATURE_BITS.get(f, 0) for f in feats if f not in _PRECISION)
+    if "low_precision" in feats:
+        bits |= FEATURE_BITS["native_low_precision" if "native_low_precision" in feats else "low_precision"]
+    return bits
 
 
 def library_features(lm: LoweredModule) -> set[str]:
