@@ -236,3 +236,21 @@ def test_all_resources_bound_sets_its_flag():
     b = api.compile_source(src, profile="cs_6_0", target="dxil", all_resources_bound=True)
     (fa, sa), (fb, sb) = _declared(a.binary), _declared(b.binary)
     assert not fa >> 8 & 1 and fb >> 8 & 1 and fa | 1 << 8 == fb and sa == sb
+
+
+@pytest.mark.parametrize("profile", ["lib_6_6", "lib_6_7", "lib_6_8"])
+def test_library_module_flags(profile):
+    """A library's module flags (the null entry of dx.entryPoints) and SFI0: DXC's CollectShaderFlagsForModule
+    over its functions, then the module's resources.  ResMayNotAlias from DXIL 1.7; UAVsAtEveryStage for a
+    library only before validator 1.8 (SM 6.8 keeps it to VS/HS/DS/GS); raw/structured buffers."""
+    src = ("RWStructuredBuffer<uint> O : register(u0);\n"
+           "[shader(\"raygeneration\")] void rg() { O[DispatchRaysIndex().x] = 1; }\n")
+    res = api.compile_source(src, profile=profile, target="dxil")
+    assert res.ok, [str(d) for d in res.diagnostics]
+    chk = read_dxil(res.binary)
+    (flags,) = [int(w) for w in re.findall(r"!\{i32 0, i64 (\d+)\}", chk.ir)] or [0]
+    dxil, val = _versions(profile)
+    want = {"raw_structured"} | ({"res_may_not_alias"} if dxil >= (1, 7) else set()) | (
+        {"uavs_every_stage"} if val < (1, 8) else set())
+    assert _known_bits(flags) == _expect(want)[0]
+    assert _sfi0(res.binary) & sum(f for _, f in BITS.values() if f) == _expect(want)[1]
