@@ -90,6 +90,8 @@ class CompileOptions(DataRecord):
     hlsl_version: int = 2021
     enable_16bit_types: bool = False
     enable_payload_qualifiers: bool = False         # -enable-payload-qualifiers: DXR payload access qualifiers on lib_6_6
+    res_may_alias: bool = False                     # -res-may-alias: DXIL leaves out the "UAVs may not alias" flag
+    all_resources_bound: bool = False               # -all-resources-bound: DXIL's AllResourcesBound shader flag
     # DXC's Vulkan options (SPIR-V.rst "Vulkan-specific options")
     vk_invert_y: bool = False                       # -fvk-invert-y
     vk_use_dx_position_w: bool = False              # -fvk-use-dx-position-w

@@ -192,6 +192,27 @@ def _buffers(outputs: dict, inputs: dict) -> list[tuple[str, str, bytes]]:
     return bufs
 
 
+# a typed buffer's (Buffer<T> / RWBuffer<T>) element -> the texel format it is bound with
+_TEXEL_FORMATS = {("I", 1): "r32ui", ("i", 1): "r32i", ("f", 1): "r32f", ("I", 2): "rg32ui", ("f", 2): "rg32f",
+                  ("I", 4): "rgba32ui", ("i", 4): "rgba32i", ("f", 4): "rgba32f"}
+
+
+def _descriptor(vk, name: str, t: str, descriptor_type: str, where: tuple[int, int], data: bytes):
+    """The harness descriptor for one named buffer: a storage/uniform buffer, or a texel buffer (a typed
+    buffer, viewed with its element's format; with vk None, that format's name, for the DXIL interpreter).  Anything else is a clear error here (binding a typed buffer
+    as a storage buffer used to kill the Vulkan worker with signal 11)."""
+    if descriptor_type in ("storage_buffer", "uniform_buffer"):
+        return vk.Buf(*where, data, "uniform" if descriptor_type == "uniform_buffer" else "storage")
+    if descriptor_type in ("storage_texel_buffer", "uniform_texel_buffer"):
+        fmt = _TEXEL_FORMATS.get(elem_format(t))
+        if fmt is None:
+            raise AssertionError(f"buffer {name!r}: no texel format for a typed buffer of {t!r} here "
+                                 f"(have {sorted(_TEXEL_FORMATS.values())})")
+        return fmt if vk is None else vk.TexelBuffer(*where, data, fmt, descriptor_type)
+    raise AssertionError(f"buffer {name!r} is a {descriptor_type} descriptor: the compute runners bind buffers "
+                         "and typed buffers only")
+
+
 def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1, 1), defines: dict | None = None,
               profile: str = "cs_6_0", hlsl_version: int = 2021,
               order_free: dict[str, Callable[[list], list]] | None = None) -> dict[str, bytes]:
@@ -203,12 +224,11 @@ def run_spirv(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1
     rmap = _resource_map(res.manifest)
     bufs = _buffers(outputs, inputs or {})
     descs = []
-    for name, _t, data in bufs:
+    for name, t, data in bufs:
         if name not in rmap:
             raise AssertionError(f"buffer {name!r} is not in the manifest ({sorted(rmap)})")
         v = rmap[name]["vulkan"]
-        kind = "uniform" if v["descriptor_type"] == "uniform_buffer" else "storage"
-        descs.append(vk.Buf(v["set"], v["binding"], data, kind))
+        descs.append(_descriptor(vk, name, t, v["descriptor_type"], (v["set"], v["binding"]), data))
     o0_check = None
     if order_free:
         types = {n: t for n, t, _d in bufs}
@@ -233,9 +253,13 @@ def run_dxil(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1, 1,
     rmap = _resource_map(res.manifest)
     bufs = _buffers(outputs, inputs or {})
     specs = []
-    for name, _t, data in bufs:
+    for name, t, data in bufs:
         h = rmap[name]["hlsl"]
-        specs.append((h["register"], h["space"], h["class"], data))
+        if rmap[name]["vulkan"]["descriptor_type"].endswith("_texel_buffer"):     # a typed buffer: its format
+            fmt = _descriptor(None, name, t, "storage_texel_buffer", (0, 0), b"")
+            specs.append((h["register"], h["space"], h["class"], data, dxil_exec.View(fmt=fmt)))
+        else:
+            specs.append((h["register"], h["space"], h["class"], data))
     got = dxil_exec.run_dxil_compute(res.binary, ENTRY, specs, groups=tuple(groups))
     return {name: data for (name, _t, _d), data in zip(bufs, got)}
 
@@ -252,14 +276,18 @@ def run_dxil_vk(hlsl: str, outputs: dict, inputs: dict | None = None, groups=(1,
     t0 = time.perf_counter()
     spirv = dxil_consumer.to_spirv(res.binary)
     reflect = tools.spirv_cross_reflect(spirv)
-    used = {(e["set"], e["binding"]): cat for cat in ("ssbos", "ubos") for e in reflect.get(cat, [])}
+    # spirv-cross's categories -> descriptor types (typed buffers: the images of type *Buffer)
+    cats = {"ssbos": "storage_buffer", "ubos": "uniform_buffer", "images": "storage_texel_buffer",
+            "separate_images": "uniform_texel_buffer"}
+    used = {(e["set"], e["binding"]): desc for cat, desc in cats.items() for e in reflect.get(cat, [])
+            if cat in ("ssbos", "ubos") or e["type"].endswith("Buffer")}
     rmap = _resource_map(res.manifest)
     descs, order = [], []
-    for name, _t, data in _buffers(outputs, inputs or {}):
+    for name, t, data in _buffers(outputs, inputs or {}):
         h = rmap[name]["hlsl"]
         key = (h["space"], dxil_consumer.SHIFTS[h["class"]] + h["register"])
         if key in used:   # dxil-spirv declares only what the shader uses
-            descs.append(vk.Buf(*key, data, "uniform" if used[key] == "ubos" else "storage"))
+            descs.append(_descriptor(vk, name, t, used[key], key, data))
         order.append((name, data, key in used))
     got = iter(vk.run_compute(spirv, reflect["entryPoints"][0]["name"], descs, groups=tuple(groups)))
     dxil_consumer.STATS.ran(t0)

@@ -54,7 +54,7 @@ ACCEPTED = [
     (["-Fh", "a.h"], False), (["-Fh", "a.h", "-Vn", "g_x"], False), (["-MD"], False), (["-MF", "a.d"], False),
     (["-Qstrip_debug"], True), (["-Qstrip_reflect"], True), (["-Qstrip_rootsignature"], False),
     (["-Fre", "r.json"], False), (["-fspv-reflect"], True), (["-fspv-debug=line"], True), (["-nologo"], False),
-    (["-all-resources-bound"], True), (["-res-may-alias"], True), (["-Gis"], True), (["-Ges"], True),
+    (["-all-resources-bound"], False), (["-res-may-alias"], False), (["-Gis"], True), (["-Ges"], True),
     (["-enable-payload-qualifiers"], False), (["-HV", "2016"], False), (["-HV", "2018"], False),
     (["-HV", "2021"], False), (["-HV", "202x"], False), (["-HV2018"], False),
 ]

@@ -1501,11 +1501,12 @@ def _advanced_texture_ops(src: str) -> tuple[bool, int]:
 
 
 def test_advanced_texture_ops_flag():
-    """SampleCmpLevel and integer sampling are SM 6.7 "advanced texture ops": DXIL shader flag bit 34
-    (DxilShaderFlags.h) and SFI0's AdvancedTextureOps (0x20000000), as DXC's flag collection sets them; a
-    SampleCmpLevelZero module has neither."""
+    """SampleCmpLevel is an SM 6.7 "advanced texture op": DXIL shader flag bit 34 (DxilShaderFlags.h) and SFI0's
+    AdvancedTextureOps (0x20000000), as DXC's flag collection sets them; a SampleCmpLevelZero module has
+    neither, and neither has integer sampling (DXC's CollectShaderFlags has no such rule, since SM 6.7's
+    introduction: flags13 removed the flag a validator would have refused; test_dxil_shader_flags13 has the rest)."""
     cmp = f"{OUTF}{T2}\n{C}\n[numthreads(1, 1, 1)]\nvoid main() {{ Out[0] = Tex.SampleCmpLevel(C, 0.5, 0.5, 1); }}\n"
     zero = cmp.replace("SampleCmpLevel(C, 0.5, 0.5, 1)", "SampleCmpLevelZero(C, 0.5, 0.5)")
-    for src, want in ((cmp, True), (INT_SAMPLE, True), (zero, False)):
+    for src, want in ((cmp, True), (INT_SAMPLE, False), (zero, False)):
         sfi0, flags = _advanced_texture_ops(src)
         assert sfi0 is want and bool(flags >> 34 & 1) is want, (src, sfi0, flags)

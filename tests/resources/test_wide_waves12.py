@@ -736,26 +736,28 @@ def _sfi0(blob: bytes) -> int:
     raise AssertionError("no SFI0 part")
 
 
-@pytest.mark.parametrize("profile, barrier, deriv, want", [
-    ("cs_6_8", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)", 0x30000000000),
-    ("cs_6_8", "DeviceMemoryBarrier()", "ddx(g[t ^ 1] * t)", 0x10000000000),
-    ("cs_6_8", "GroupMemoryBarrier()", "g[t ^ 1]", 0x20000000000),
-    ("cs_6_7", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)", 0),
+@pytest.mark.parametrize("profile, barrier, deriv", [
+    ("cs_6_8", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)"),
+    ("cs_6_8", "DeviceMemoryBarrier()", "ddx(g[t ^ 1] * t)"),
+    ("cs_6_8", "GroupMemoryBarrier()", "g[t ^ 1]"),
+    ("cs_6_7", "GroupMemoryBarrierWithGroupSync()", "ddx(g[t ^ 1] * t)"),
 ])
-def test_dxil_declares_derivatives_and_group_use(profile, barrier, deriv, want):
-    """DXC's optional feature bits (validator 1.8+, SM 6.8): OptFeatureInfo_UsesDerivatives (0x10000000000) for a
-    derivative, implicit-LOD sample or LOD query, OptFeatureInfo_RequiresGroup (0x20000000000) for a barrier
-    that syncs or fences the group (DeviceMemoryBarrier's UAVFenceGlobal does not); before 1.8 neither exists.
-    The shader flags of dx.entryPoints carry them as bits 39 and 40."""
+def test_dxil_declares_derivatives_and_group_use(profile, barrier, deriv):
+    """DXC's optional feature bits (validator 1.8+), OptFeatureInfo_UsesDerivatives (0x10000000000) and
+    OptFeatureInfo_RequiresGroup (0x20000000000), are per-function flags: DXC's CollectShaderFlagsForModule
+    clears them (ShaderFlags::ClearLocalFlags) from the module's shader flags and so from SFI0, and only a
+    library's RDAT function records carry them.  A validator recomputing the module's flags refuses a
+    shader declaring them (flags13 corrected audit12's reading, which put them in the module's flags)."""
     from harness import dxil_tools
 
     src = SM68_CS.replace("BARRIER", barrier).replace("DERIV", deriv)
     res = R.compile_hlsl(src, profile=profile, target="dxil")
     assert res.ok, R.diagnostics_text(res)
     chk = dxil_tools.check_dxil(res.binary)
-    assert _sfi0(res.binary) & 0x30000000000 == want
+    assert _sfi0(res.binary) & 0x30000000000 == 0
     (flags,) = re.findall(r"!\{i32 0, i64 (\d+)", chk.ir)
-    assert (int(flags) >> 39 & 3) << 40 == want
+    assert int(flags) >> 39 & 3 == 0
+    assert int(flags) & 1 << 4          # (the raw-buffer flag is there: the word read is the shader flags)
 
 
 HELPER_VS = """

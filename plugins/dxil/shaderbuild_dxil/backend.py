@@ -135,6 +135,7 @@ def compile_dxil(module: ir.Module, options: CompileOptions) -> DxilOutput:
         return compile_library(module, options, sm)
     debug = _debug_info(module, options)
     lm = lower_module(module, profile.stage, sm, options.enable_16bit_types, debug=debug)
+    lm.res_may_alias, lm.all_resources_bound = options.res_may_alias, options.all_resources_bound
     tess = lm.stage if lm.stage in ("hull", "domain") else None
     if lm.stage not in ("compute", "amplification"):    # stages with signatures: not on a compute shader's path
         from .viewid import compute_streams_view_id_state, compute_view_id_state
@@ -287,6 +288,7 @@ def compile_library(module: ir.Module, options: CompileOptions, sm: tuple[int, i
 
     debug = _debug_info(module, options)
     lm = lower_library(module, sm, options.enable_16bit_types, debug=debug)
+    lm.res_may_alias, lm.all_resources_bound = options.res_may_alias, options.all_resources_bound
     add_library_metadata(lm)
     check.check_module(lm, lm.ops, ssa=os.environ.get("SHADERBUILD_VALIDATE") == "1")
     bitcode = write_bitcode(lm.llmod)

@@ -306,7 +306,7 @@ def check_container_info(lm: LoweredModule, info: ContainerInfo) -> None:
     flags = shader_flags(lm)
     for name, bit in SHADER_FLAG_BITS.items():
         feature = FEATURE_BITS.get(name)
-        if feature is None or name == "low_precision":
+        if feature is None or name in ("low_precision", "native_low_precision"):
             continue
         if bool(flags >> bit & 1) != bool(info.feature_flags & feature):
             raise _fail(f"SFI0 and the shader flags disagree about '{name}'")

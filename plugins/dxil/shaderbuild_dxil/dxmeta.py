@@ -8,7 +8,7 @@ from shaderbuild import ir
 from .llvm import types as T
 from .llvm.builder import BINOPS
 from .llvm.metadata import MDNode, MDString, MDValue, md_int
-from .llvm.values import ConstAggregate, ConstFloat, ConstInt, Function, Instruction, Undef, Value
+from .llvm.values import ConstAggregate, Constant, ConstFloat, ConstInt, Function, Instruction, Undef, Value
 from .lowered import LibraryFunction, LoweredModule
 from .resources import CLASS_INDEX, ResourceInfo, resource_records
 from .signature import signature_metadata
@@ -35,36 +35,53 @@ DEFAULT_MAX_TESS_FACTOR = 64.0
 GS_INPUT_PRIMITIVE = {"point": 1, "line": 2, "triangle": 3, "lineadj": 6, "triangleadj": 7}
 GS_OUTPUT_TOPOLOGY = {"point": 1, "line": 3, "triangle": 5}
 # module shader-flag bits (DxilShaderFlags.h field order) and the SFI0 feature each implies
-SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5, "viewport_rt_index": 9,
-                    "inner_coverage": 10, "stencil_ref": 11, "typed_uav_load_formats": 13, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
+SHADER_FLAG_BITS = {"doubles": 2, "early_depth_stencil": 3, "raw_structured": 4, "low_precision": 5,
+                    "double_extensions": 6, "msad": 7, "all_resources_bound": 8, "viewport_rt_index": 9,
+                    "inner_coverage": 10, "stencil_ref": 11, "tiled_resources": 12, "typed_uav_load_formats": 13,
+                    "uavs_64": 15, "uavs_every_stage": 16, "rovs": 18, "wave_ops": 19, "int64": 20,
                     "view_id": 21, "barycentrics": 22, "native_low_precision": 23, "shading_rate": 24,
                     "raytracing_1_1": 25, "atomic64_typed": 27, "atomic64_groupshared": 28,
                     "derivatives_mesh_amp": 29, "resource_heap": 30, "sampler_heap": 31, "atomic64_heap": 32,
-                    "advanced_texture_ops": 34, "sample_cmp_gradient_or_bias": 37,
+                    "res_may_not_alias": 33, "advanced_texture_ops": 34, "writeable_msaa": 35,
+                    "sample_cmp_gradient_or_bias": 37, "extended_command_info": 38,
                     "uses_derivatives": 39, "requires_group": 40}
-FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "low_precision": 0x10, "stencil_ref": 0x200,
+FEATURE_BITS = {"doubles": 0x1, "uavs_every_stage": 0x4, "uavs_64": 0x8, "low_precision": 0x10,
+                "double_extensions": 0x20, "msad": 0x40, "tiled_resources": 0x100, "stencil_ref": 0x200,
                 "inner_coverage": 0x400, "typed_uav_load_formats": 0x800, "rovs": 0x1000, "viewport_rt_index": 0x2000, "wave_ops": 0x4000, "int64": 0x8000,
                 "view_id": 0x10000, "barycentrics": 0x20000, "native_low_precision": 0x40000, "shading_rate": 0x80000,
                 "raytracing_1_1": 0x100000, "atomic64_typed": 0x400000, "atomic64_groupshared": 0x800000,
                 "derivatives_mesh_amp": 0x1000000, "atomic64_heap": 0x10000000,
                 "resource_heap": 0x2000000, "sampler_heap": 0x4000000,   # D3D_SHADER_FEATURE_*_DESCRIPTOR_HEAP_INDEXING
-                "advanced_texture_ops": 0x20000000,                       # SM 6.7
-                "sample_cmp_gradient_or_bias": 0x80000000,                # SM 6.8
+                "advanced_texture_ops": 0x20000000, "writeable_msaa": 0x40000000,   # SM 6.7
+                "sample_cmp_gradient_or_bias": 0x80000000, "extended_command_info": 0x100000000,   # SM 6.8
                 "uses_derivatives": 0x10000000000, "requires_group": 0x20000000000}   # OptFeatureInfo_* (valver 1.8)
-# SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): sampleCmpLevel, and sampling integer textures (the
-# i32/i16 overloads of the sample ops)
-_INTEGER_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad"))
+# per-function flags: DXC's CollectShaderFlagsForModule clears them from the module's flags and SFI0
+# (ShaderFlags::ClearLocalFlags); only a library's RDAT function records carry them
+LOCAL_FEATURES = frozenset({"uses_derivatives", "requires_group"})
+# SM 6.7 "advanced texture ops" (DXC's CollectShaderFlags): SampleCmpLevel, TextureGatherRaw, TextureStoreSample
+# (_OP_FEATURES), and a textureLoad or sample op whose offsets are not all constants (undef is a constant).
+# Sampling an integer texture sets nothing (no such rule in DXC, then or now).
+# the sample ops, where their offsets start among the call's operands (callee, opcode, srv, sampler, coords x4)
+_SAMPLE_OPS = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleLevel", "sampleGrad", "sampleCmp",
+                                                "sampleCmpBias", "sampleCmpGrad", "sampleCmpLevelZero"))
+_SAMPLE_OFFSETS, _LOAD_OFFSETS = 8, 7       # textureLoad: (callee, opcode, handle, mip, coords x3, offsets x3)
+# the ops that decide SampleCmpGradientOrBias: DXC assigns the flag at each (`=`, not `|=`), so the last one in
+# the function wins, and the validator recomputes it the same way
+_CMP_GRAD_BIAS_DECIDERS = {f"dx.op.{op}.": op in ("sampleCmpBias", "sampleCmpGrad")
+                           for op in ("sample", "sampleBias", "sampleCmp", "sampleCmpBias", "sampleGrad",
+                                      "sampleCmpGrad")}
 HEAP_HANDLE_FN = "dx.op.createHandleFromHeap"
 # loads that make a multi-component typed UAV need TypedUAVLoadAdditionalFormats (DXC's CollectShaderFlags)
-_TYPED_LOAD_FNS = ("dx.op.bufferLoad.", "dx.op.textureLoad.")
+_TYPED_LOAD_FNS = ("dx.op.bufferLoad.",)     # (textureLoad: with the sample ops below)
 _TYPED_KINDS = range(1, 11)         # DXIL::ResourceKind Texture1D .. TypedBuffer (DXIL::IsTyped)
 # signature element kinds (DXIL::SemanticKind) that are features: kind -> (feature, inputs?, outputs?)
 _SIGNATURE_FEATURES = {20: ("stencil_ref", False, True), 28: ("barycentrics", True, False),
                        29: ("shading_rate", True, True)}
 _OP_FEATURES = {"ViewID": "view_id", "InnerCoverage": "inner_coverage", "AllocateRayQuery": "raytracing_1_1",
-                "SampleCmpLevel": "advanced_texture_ops",
-                "SampleCmpBias": "sample_cmp_gradient_or_bias", "SampleCmpGrad": "sample_cmp_gradient_or_bias",
-                "GeometryIndex": "raytracing_1_1"}
+                "SampleCmpLevel": "advanced_texture_ops", "TextureGatherRaw": "advanced_texture_ops",
+                "TextureStoreSample": "advanced_texture_ops", "CheckAccessFullyMapped": "tiled_resources",
+                "StartVertexLocation": "extended_command_info", "StartInstanceLocation": "extended_command_info",
+                "GeometryIndex": "raytracing_1_1", "AttributeAtVertex": "barycentrics"}
 MIN_VALIDATOR = (1, 7)
 
 
@@ -96,7 +113,25 @@ _NO_NEW_OPERAND_TYPES = frozenset(BINOPS) | {"select", "extractvalue", "br"}
 
 
 def _compute_features(lm: LoweredModule) -> set[str]:
-    return _function_features(lm, lm.entry, lm.resources, {op for op in lm.ops.used})
+    return _function_features(lm, lm.entry, lm.resources, {op for op in lm.ops.used}) | _module_features(lm)
+
+
+def _module_features(lm: LoweredModule) -> set[str]:
+    """The flags DXC's CollectShaderFlagsForModule takes from the module's declared resources (none of them in
+    a library's per-function RDAT records): raw/structured buffers, ROVs, more than 8 UAV slots (an unbounded
+    range counts as 9), and UAVs outside CS/PS (validator 1.8: only in VS/HS/DS/GS, not libraries or MS/AS)."""
+    feats: set[str] = set()
+    uavs = [r for r in lm.resources if r.res_class == "UAV"]
+    if any(r.is_raw_or_structured for r in lm.resources):
+        feats.add("raw_structured")
+    if any(r.rov for r in uavs):
+        feats.add("rovs")
+    if sum(9 if r.count is None else min(r.count, 9) for r in uavs) > 8:
+        feats.add("uavs_64")
+    graphics = ("vertex", "hull", "domain", "geometry") if validator_version(lm.sm) >= (1, 8) else None
+    if uavs and (lm.stage in graphics if graphics else lm.stage not in ("compute", "pixel")):
+        feats.add("uavs_every_stage")
+    return feats
 
 
 def _function_features(lm: LoweredModule, fn: Function, resources: list, used_ops: set[str]) -> set[str]:
@@ -108,6 +143,7 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
     add = types.add
     callees: dict[int, Function] = {}
     skip = _NO_NEW_OPERAND_TYPES
+    cmp_grad_bias = False
     for bb in fn.blocks:
         for inst in bb.instructions:
             add(inst.type)
@@ -121,50 +157,88 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
                     feats.add("sampler_heap" if isinstance(sampler, ConstInt) and sampler.value else "resource_heap")
                 elif callee.name.startswith(_TYPED_LOAD_FNS) and _multi_component_uav(inst.operands[2], resources):
                     feats.add("typed_uav_load_formats")
-                elif callee.name.startswith(_INTEGER_SAMPLES) and callee.name.endswith((".i32", ".i16")):
-                    feats.add("advanced_texture_ops")
+                elif callee.name.startswith(_SAMPLE_OPS) or callee.name.startswith("dx.op.textureLoad."):
+                    start = _LOAD_OFFSETS if callee.name.startswith("dx.op.textureLoad.") else _SAMPLE_OFFSETS
+                    if not all(isinstance(v, Constant) for v in inst.operands[start:start + 3]):
+                        feats.add("advanced_texture_ops")
+                    if start == _LOAD_OFFSETS and _multi_component_uav(inst.operands[2], resources):
+                        feats.add("typed_uav_load_formats")
+                    if start == _SAMPLE_OFFSETS and _has_clamp(inst.operands[-1]) and callee.name.startswith(
+                            _CLAMPED_SAMPLES):
+                        feats.add("lod_clamp")
+                    decides = _CMP_GRAD_BIAS_DECIDERS.get(callee.name[:callee.name.rindex(".") + 1])
+                    if decides is not None:
+                        cmp_grad_bias = decides
                 elif callee.name in _ATOMIC64_FNS:    # (callee, opcode, handle, ...)
                     feats.update(_atomic64_features(inst.operands[2], resources))
                 elif callee.name == "dx.op.barrier":    # (callee, opcode, mode): any mode but UAVFenceGlobal (2)
                     mode = inst.operands[2]
                     if isinstance(mode, ConstInt) and mode.value != 2:
                         feats.add("requires_group")
+                elif callee.name.startswith("dx.op.tertiary."):     # (callee, opcode, a, b, c)
+                    code = inst.operands[1]
+                    if isinstance(code, ConstInt) and code.value == OPCODE_FMA and inst.type == T.double:
+                        feats.add("double_extensions")
+                    elif isinstance(code, ConstInt) and code.value == OPCODE_MSAD:
+                        feats.add("msad")
+                elif callee.name == "dx.op.annotateHandle":     # (callee, opcode, handle, props {d0, d1})
+                    feats.update(_used_uav_features(inst.operands[3]))
+            elif op == "fdiv":
+                if inst.type == T.double:       # (a binary operator's operands have its type)
+                    feats.add("double_extensions")
             elif op not in skip:
                 for v in inst.operands:
                     add(v.type)
                 if op in ("atomicrmw", "cmpxchg") and inst.operands[-1].type == T.i64:
                     feats.add("atomic64_groupshared")       # (buffers' atomics are dx.op calls)
+                if op in _DOUBLE_CONVERSIONS and (inst.type == T.double or inst.operands[0].type == T.double):
+                    feats.add("double_extensions")
+    if cmp_grad_bias:
+        feats.add("sample_cmp_gradient_or_bias")
     for callee in callees.values():
         add(callee.type)
         types.update(callee.ftype.params)
     if T.double in types:
         feats.add("doubles")
+    # any pointer to group-shared memory needs a group (DXC: a TGSM-address-space pointer among the values)
+    if any(isinstance(t, T.PointerType) and t.addrspace == TGSM_ADDRSPACE for t in types):
+        feats.add("requires_group")
     if T.i64 in types:
         feats.add("int64")
     if T.f16 in types or T.i16 in types:
-        feats.add("native_low_precision" if lm.native16 else "low_precision")
-        if lm.native16:
-            feats.add("low_precision")
+        feats.add("low_precision")
+    if lm.all_resources_bound:      # a module option (-all-resources-bound), no SFI0 feature
+        feats.add("all_resources_bound")
+    if lm.native16:         # a module option (-enable-16bit-types): DXC sets the flag whether or not 16-bit is used
+        feats.add("native_low_precision")
     if any(lm.ops.used[op].flags & {"wave"} for op in used_ops if op in lm.ops.used):
         feats.add("wave_ops")
     if lm.stage in ("mesh", "amplification") and any(
             lm.ops.used[op].flags & {"derivative", "gradient"} for op in used_ops if op in lm.ops.used):
         feats.add("derivatives_mesh_amp")       # SM 6.6 derivatives (DXC: DerivativesInMeshAndAmpShaders)
-    if any(r.is_raw_or_structured for r in resources):
-        feats.add("raw_structured")
     # DXC's CollectShaderFlags from validator 1.8: the function's derivatives (implicit-LOD samples, LOD queries,
     # ddx/ddy) and its need of a group (a barrier that syncs or fences the group)
     if validator_version(lm.sm) >= (1, 8):
         if any(lm.ops.used[op].flags & {"gradient"} and not lm.ops.used[op].flags & {"feedback"}
                for op in used_ops if op in lm.ops.used):
             feats.add("uses_derivatives")
+        if "lod_clamp" in feats:        # a sample's LOD clamp needs tiled resources (validator 1.8 knows it)
+            feats.add("tiled_resources")
     else:
         feats.discard("requires_group")
-
-    if any(r.rov for r in resources):
-        feats.add("rovs")
-    if lm.stage not in ("compute", "pixel") and any(r.res_class == "UAV" for r in resources):
-        feats.add("uavs_every_stage")
+    feats.discard("lod_clamp")
+    # UAVs: before validator 1.8 the module's, from 1.8 the ones the function's handles are made for
+    module_uavs = [r for r in lm.resources if r.res_class == "UAV"]
+    if validator_version(lm.sm) < (1, 8):
+        if module_uavs:
+            feats.add("uses_uav")
+        if any(r.shape in _MSAA_KINDS for r in module_uavs):
+            feats.add("writeable_msaa")
+    if "TextureStoreSample" in used_ops:
+        feats.add("writeable_msaa")
+    if "uses_uav" in feats and dxil_version(lm.sm) >= (1, 7) and not lm.res_may_alias:
+        feats.add("res_may_not_alias")      # DXC: unless -res-may-alias; not before DXIL 1.7 (drivers refuse it)
+    feats.discard("uses_uav")
     feats.update(f for op, f in _OP_FEATURES.items() if op in used_ops)
     if "earlydepthstencil" in lm.modes:     # D3D11_SB_GLOBAL_FLAG_FORCE_EARLY_DEPTH_STENCIL (no SFI0 feature)
         feats.add("early_depth_stencil")
@@ -172,13 +246,36 @@ def _function_features(lm: LoweredModule, fn: Function, resources: list, used_op
         row = _SIGNATURE_FEATURES.get(e.kind)
         if row is not None and (row[1] if e in lm.inputs else row[2]):
             feats.add(row[0])
-    # a layer / viewport index from a stage before the geometry stage (DXC: VS and DS outputs)
-    if lm.stage in ("vertex", "domain") and any(e.kind in (4, 5) for e in lm.outputs):
+    # a layer / viewport index in a stage other than the pixel shader (DXC: VS/HS/DS outputs, GS/HS/DS inputs)
+    if (lm.stage in ("vertex", "hull", "domain") and any(e.kind in (4, 5) for e in lm.outputs)) or (
+            lm.stage in ("geometry", "hull", "domain") and any(e.kind in (4, 5) for e in lm.inputs)):
         feats.add("viewport_rt_index")
     return feats
 
 
 _ATOMIC64_FNS = frozenset({"dx.op.atomicBinOp.i64", "dx.op.atomicCompareExchange.i64"})
+OPCODE_FMA, OPCODE_MSAD = 47, 50
+TGSM_ADDRSPACE = 3
+_MSAA_KINDS = (3, 8)            # DXIL::ResourceKind Texture2DMS, Texture2DMSArray
+# double ops that need the D3D11.1 double extensions (DXC: fdiv, fma and these int<->double conversions)
+_DOUBLE_CONVERSIONS = frozenset({"uitofp", "sitofp", "fptoui", "fptosi"})
+# sample ops whose last operand is the LOD clamp (DXC's hasSampleClamp: a non-zero constant or any non-constant)
+_CLAMPED_SAMPLES = tuple(f"dx.op.{op}." for op in ("sample", "sampleBias", "sampleCmp", "sampleCmpBias",
+                                                     "sampleGrad", "sampleCmpGrad"))
+
+
+def _has_clamp(v: Value) -> bool:
+    if isinstance(v, ConstFloat):
+        return v.value != 0.0
+    return not isinstance(v, Undef)
+
+
+def _used_uav_features(props: Value) -> set[str]:
+    """An annotated handle's UAV use (ResMayNotAlias) and writeable MSAA texture (validator 1.8's rule)."""
+    words = [x.value for x in props.elems if isinstance(x, ConstInt)] if isinstance(props, ConstAggregate) else []
+    if not words or not words[0] >> 12 & 1:
+        return set()
+    return {"uses_uav", "writeable_msaa"} if words[0] & 0xFF in _MSAA_KINDS else {"uses_uav"}
 
 
 def _atomic64_features(handle: Value, resources: list[ResourceInfo]) -> set[str]:
@@ -239,15 +336,12 @@ def _multi_component_uav(handle: Value, resources: list[ResourceInfo]) -> bool:
 
 
 def shader_flags(lm: LoweredModule) -> int:
-    return sum(1 << SHADER_FLAG_BITS[f] for f in _used_features(lm))
+    return sum(1 << SHADER_FLAG_BITS[f] for f in _used_features(lm) - LOCAL_FEATURES)
 
 
 def feature_info(lm: LoweredModule) -> int:
-    """SFI0 bits; minimum precision and native low precision are exclusive (DXC GetFeatureInfo)."""
-    feats = _used_features(lm)
-    if "native_low_precision" in feats:
-        feats.discard("low_precision")
-    return sum(FEATURE_BITS.get(f, 0) for f in feats)
+    """SFI0 bits."""
+    return feature_bits(_used_features(lm) - LOCAL_FEATURES)
 
 
 def geometry_state(geometry: ir.GeometryInfo | None) -> tuple[int, int, int, int] | None:
@@ -399,20 +493,25 @@ def _flags_of(feats: set[str]) -> int:
     return sum(1 << SHADER_FLAG_BITS[f] for f in feats)
 
 
+_PRECISION = frozenset({"low_precision", "native_low_precision"})
+
+
 def feature_bits(feats: set[str]) -> int:
-    feats = set(feats)
-    if "native_low_precision" in feats:
-        feats.discard("low_precision")
-    return sum(FEATURE_BITS.get(f, 0) for f in feats)
+    """SFI0 / RDAT feature bits (DXC's GetFeatureInfo): 16-bit use is MinimumPrecision, or NativeLowPrecision
+    in a -enable-16bit-types module; the native flag alone (no 16-bit use) is no feature."""
+    bits = sum(FEATURE_BITS.get(f, 0) for f in feats if f not in _PRECISION)
+    if "low_precision" in feats:
+        bits |= FEATURE_BITS["native_low_precision" if "native_low_precision" in feats else "low_precision"]
+    return bits
 
 
 def library_features(lm: LoweredModule) -> set[str]:
-    """The union of the shaders' features: the library's SFI0 and module shader flags."""
+    """The union of the shaders' features less the per-function ones: the library's SFI0 and module shader flags."""
     if lm.features is None:
         out: set[str] = set()
         for lf in lm.library:
             out |= function_features(lm, lf)
-        lm.features = frozenset(out)
+        lm.features = frozenset((out - LOCAL_FEATURES) | _module_features(lm))
     return set(lm.features)
 
 

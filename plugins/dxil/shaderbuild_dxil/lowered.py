@@ -63,3 +63,5 @@ class LoweredModule(DataRecord):
     wave_size: tuple[int, ...] | None = None          # the entry's [WaveSize]
     payload_bytes: int = 0                            # the payload struct's size (context.payload_struct)
     payload_access: list = Record.factory(list)  # shaderbuild.ir.Module.payload_access
+    res_may_alias: bool = False                       # -res-may-alias: no ResMayNotAlias shader flag
+    all_resources_bound: bool = False                 # -all-resources-bound: the AllResourcesBound shader flag
