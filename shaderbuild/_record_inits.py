@@ -44,7 +44,7 @@ def init_dddddddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, 
   self._a7 = _a7
 
 
-def init_dddfffddddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M, _a32=_M, _a33=_M, _a34=_M, _a35=_M, _a36=_M):
+def init_dddfffddddddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M, _a27=_M, _a28=_M, _a29=_M, _a30=_M, _a31=_M, _a32=_M, _a33=_M, _a34=_M, _a35=_M, _a36=_M, _a37=_M, _a38=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -61,9 +61,9 @@ def init_dddfffddddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3
   self._a13 = _a13
   self._a14 = _a14
   self._a15 = _a15
-  self._a16 = _f16() if _a16 is _M else _a16
+  self._a16 = _a16
   self._a17 = _a17
-  self._a18 = _a18
+  self._a18 = _f18() if _a18 is _M else _a18
   self._a19 = _a19
   self._a20 = _a20
   self._a21 = _a21
@@ -79,9 +79,11 @@ def init_dddfffddddddddddfdddddddddddddddddffd(self, _a0=_M, _a1=_M, _a2=_M, _a3
   self._a31 = _a31
   self._a32 = _a32
   self._a33 = _a33
-  self._a34 = _f34() if _a34 is _M else _a34
-  self._a35 = _f35() if _a35 is _M else _a35
-  self._a36 = _a36
+  self._a34 = _a34
+  self._a35 = _a35
+  self._a36 = _f36() if _a36 is _M else _a36
+  self._a37 = _f37() if _a37 is _M else _a37
+  self._a38 = _a38
 
 
 def init_ddffddd(self, _a0=_M, _a1=_M, _a2=_M, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
@@ -958,7 +960,7 @@ def init_ppppppppppdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a
   self._a11 = _a11
 
 
-def init_ppppppppppdfddfdddffddddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M):
+def init_ppppppppppdfddfdddffddddfdd(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10=_M, _a11=_M, _a12=_M, _a13=_M, _a14=_M, _a15=_M, _a16=_M, _a17=_M, _a18=_M, _a19=_M, _a20=_M, _a21=_M, _a22=_M, _a23=_M, _a24=_M, _a25=_M, _a26=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -984,6 +986,8 @@ def init_ppppppppppdfddfdddffddddf(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7,
   self._a22 = _a22
   self._a23 = _a23
   self._a24 = _f24() if _a24 is _M else _a24
+  self._a25 = _a25
+  self._a26 = _a26
 
 
 def init_pppppppppppp(self, _a0, _a1, _a2, _a3, _a4, _a5, _a6, _a7, _a8, _a9, _a10, _a11):
