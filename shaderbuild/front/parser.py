@@ -595,7 +595,7 @@ class Parser:
             message = self.advance().text
         self.expect(")", "to close 'static_assert'")
         self.expect(";", "after static_assert")
-        return ast.StaticAssert(loc, cond, message)
+        return ast.StaticAssert(loc, cond, message, namespaces=tuple(self.ns))
 
     def namespace(self) -> list[ast.Node]:
         """namespace N { declarations }: their names become N::name (the sema resolves unqualified ones
@@ -1333,6 +1333,10 @@ class Parser:
             quals = self.qualifiers()
             if self.at("template") and self.peek().is_punct("<"):
                 self.member_template(sd, attrs, quals)
+                continue
+            if self.tok.text == "static_assert" and self.peek().is_punct("(") and not quals:
+                check = self.static_assert()        # checked once the struct (or each instance) is declared
+                (sd.asserts if templated else self.hoisted_after).append(check)
                 continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())

@@ -550,7 +550,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def static_assert(self, d: ast.StaticAssert) -> None:
         """clang's messages: a false condition at the keyword, one that is not constant at the expression."""
         try:
-            value = self.const_int(d.cond)
+            with self.namespace_scope(d.namespaces) if d.namespaces else Undo(lambda: None):
+                value = self.const_int(d.cond)
         except CompileError as e:
             if e.diagnostics[0].message.startswith("expression is not an integer constant expression"):
                 raise error("static_assert expression is not an integral constant expression", d.cond.loc) from None

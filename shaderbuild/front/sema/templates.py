@@ -104,6 +104,8 @@ class TemplateLowering(SemaBase):
                 try:
                     st = self.struct(inst)
                     self.instance_static_methods(d, name)
+                    for check in d.asserts:
+                        self.static_assert(check)
                     return st
                 finally:
                     if outer is None:
