@@ -56,3 +56,40 @@ def test_false_static_asserts_are_located(kw, where, message):
 def test_static_assert_in_a_template_sees_its_type_parameter():
     bad = _asserts().replace("Arr<float, 2> a;", "Arr<float, 2> a; Arr<double, 2> d;")
     assert R.errors(R.compile_hlsl(bad)) == ['15:5: static_assert failed "word"']
+
+
+HIDDEN_STRUCT = """RWStructuredBuffer<float> Out : register(u0);
+FIRST
+SECOND
+[numthreads(1, 1, 1)]
+void main() {
+    struct f s; s.v = 2;
+    Out[0] = f(s.v) + sizeof(struct f);
+    Out[1] = f(2.5);
+}
+"""
+STRUCT_F = "struct f { float v; };"
+FUNCTIONS = {"function": "float f(float x) { return x * 3; }",
+             "template": "template<typename T> T f(T x) { return x * 3; }"}
+
+
+@pytest.mark.parametrize("kind", sorted(FUNCTIONS))
+@pytest.mark.parametrize("struct_first", [True, False])
+def test_a_function_hides_a_struct_of_its_name_run(kind, struct_first):
+    """C++ [basic.scope.declarative]: a function and a struct may share a name in one scope, the function
+    hiding the struct, which `struct f` still names (was 'redefinition of 'f' as a different kind of
+    symbol' when the function came second, 'redefinition of 'f'' when it came first)."""
+    pair = (STRUCT_F, FUNCTIONS[kind]) if struct_first else (FUNCTIONS[kind], STRUCT_F)
+    src = HIDDEN_STRUCT.replace("FIRST", pair[0]).replace("SECOND", pair[1])
+    out = R.cs(src, {"Out": R.storage(R.sentinel(2))})
+    assert R.unpack("f", out["Out"]) == [2.0 * 3 + 4, 2.5 * 3]
+
+
+def test_hidden_struct_without_its_tag_and_typedef_clash_are_located():
+    """Without the tag the struct's name is the function's (clang: must use 'struct' tag); a typedef cannot
+    be hidden: the function is a redefinition."""
+    untagged = HIDDEN_STRUCT.replace("FIRST", STRUCT_F).replace("SECOND", FUNCTIONS["function"]) \
+        .replace("struct f s;", "f s;")
+    assert R.errors(R.compile_hlsl(untagged)) == ["6:5: must use 'struct' tag to refer to type 'f' in this scope"]
+    typedef = HIDDEN_STRUCT.replace("FIRST", "typedef float f;").replace("SECOND", FUNCTIONS["function"])
+    assert R.errors(R.compile_hlsl(typedef))[0] == "3:7: redefinition of 'f' as a different kind of symbol"

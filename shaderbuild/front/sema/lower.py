@@ -627,7 +627,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.types.named[d.name] = st
         if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
             self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
-        self.declare(d.name, TypeSymbol(st), d.loc)
+        if not isinstance(self.scope.names.get(d.name), FuncSymbol):     # (a function of its name hides it)
+            self.declare(d.name, TypeSymbol(st), d.loc)
         own_fields = {f.name for f in d.fields}
         for m in d.methods:
             if m.name in own_fields:
@@ -1167,6 +1168,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         key_types = ptypes
         spellings = tuple(precision_spelling(p.type) for p in d.params)
         existing = None if method_of is not None or not register else self.scope.lookup(d.name, bases=False)
+        if isinstance(existing, TypeSymbol) and id(existing) not in self.typedef_symbols \
+                and isinstance(existing.type, ir.Struct) and d.name in self.scope.names:
+            existing = None     # a function hides a struct of its name in its scope (C++); `struct f` names it
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
