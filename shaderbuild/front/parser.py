@@ -963,12 +963,21 @@ class Parser:
         name = self.scoped(name, self.user_types)      # Inner::T inside a namespace holding Inner
         ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
+            open_at = self.pos - 1
             self.advance()
             if not self.at(">"):
                 ref.args.append(self.template_arg())
                 while self.accept(","):
                     ref.args.append(self.template_arg())
             self.close_angle()
+            nested = f"{name}::{self.peek().text}"
+            if self.at("::") and nested in self.nested_templates:
+                self.advance()          # `Grid<float>::Cell`: the struct Cell of Grid<float>, as Grid::Cell<float>
+                self.advance()
+                ref.name = nested
+            elif self.at("::") and self.peek().kind is TokKind.IDENT and self.peek(2).kind is TokKind.IDENT:
+                written = "".join(x.text + " " * (x.text == ",") for x in self.toks[open_at:self.pos])
+                raise error(f"no type named '{self.peek().text}' in '{written}'", self.peek().loc)
         if name in self.alias_templates:
             return self.expand_alias(ref)
         return self.nested_args(ref) if name in self.nested_templates else ref
@@ -1532,15 +1541,27 @@ class Parser:
 
     def after_angles(self, n: int) -> Token:
         """The token after the template argument list that opens at peek(n) (`<`), by bracket depth."""
+        return self.peek(self.angles_end(n))
+
+    def angles_end(self, n: int) -> int:
+        """after_angles's offset (that of EOF when the list does not close)."""
         depth = 0
         while True:
             t = self.peek(n)
             if t.kind is TokKind.EOF:
-                return t
+                return n
             depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0) if t.kind is TokKind.PUNCT else 0
             n += 1
             if depth <= 0:
-                return self.peek(n)
+                return n
+
+    def qualified_type_ahead(self) -> bool:
+        """`N::Twice<float>(...)`, `N::S(...)`: a qualified type name, then its arguments or a constructor's."""
+        n, name = 1, self.tok.text
+        while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+            name += "::" + self.peek(n + 1).text
+            n += 2
+        return self.scoped(name, self.user_types) in self.user_types and self.peek(n).is_punct("<")
 
     def starts_declaration(self) -> bool:
         t = self.tok
@@ -1564,7 +1585,10 @@ class Parser:
             # `float4(…)` is a constructor expression; `float4 x` a declaration
             nxt = self.peek()
             if nxt.is_punct("<"):
-                return t.text not in self.template_structs or not self.after_angles(1).is_punct("::")   # S<int>::x
+                if t.text not in self.template_structs:
+                    return True
+                n = self.angles_end(1)      # S<int>::x is an expression; Grid<float>::Cell c a declaration
+                return not self.peek(n).is_punct("::") or self.peek(n + 2).kind is TokKind.IDENT
             if nxt.is_punct("::"):
                 return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
             return nxt.kind is TokKind.IDENT or nxt.is_punct(";")       # `float;` declares nothing (a warning)
@@ -1995,7 +2019,8 @@ class Parser:
             if template != t.text and not self.peek().is_punct("::"):
                 self.advance()              # a function template of an enclosing namespace, called by deduction
                 return ast.Name(t.loc, template)
-            if self.is_type_name(t.text) and not self.peek().is_punct("::") and not self.hidden(t.text):
+            if (self.is_type_name(t.text) and not self.peek().is_punct("::") and not self.hidden(t.text)
+                    or self.peek().is_punct("::") and self.qualified_type_ahead()):
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
                     return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
