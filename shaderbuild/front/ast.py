@@ -121,6 +121,7 @@ class Member(Expr):
     name: str
     template: TypeRef | None = None     # buf.Load<float4>(...)
     template_dims: list[Expr | None] = Record.factory(list)     # buf.Load<S[2]>(...): the array sizes
+    template_rest: list[TypeRef | Expr] = Record.factory(list)  # s.mix<float, int>(...): the arguments after the first
 
 
 class Index(Expr):

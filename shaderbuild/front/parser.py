@@ -1314,6 +1314,9 @@ class Parser:
         base = None
         if self.accept(":"):
             base = self.type_ref()
+            inherited = base.name + "::"        # the base's member templates, called unqualified in our methods
+            self.template_funcs |= {f"{name}::{f[len(inherited):]}" for f in self.template_funcs
+                                    if f.startswith(inherited) and "::" not in f[len(inherited):]}
         self.expect("{", "to begin the struct body")
         sd = ast.StructDecl(name_tok.loc if name_tok else kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
                             spec_args=spec_args)
@@ -1913,6 +1916,8 @@ class Parser:
                 assert isinstance(arg, ast.TypeRef)     # a type name or an orientation starts a type
                 e.template = arg
                 e.template_dims = self.dims()           # Load<S[2]>: an array type
+                while self.accept(","):                 # a member function template's further arguments
+                    e.template_rest.append(self.template_arg())
                 self.close_angle()
         elif t.text == "[":
             self.advance()

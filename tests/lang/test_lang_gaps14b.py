@@ -38,3 +38,53 @@ def test_unknown_member_type_of_an_instance_is_located():
     """clang's err_typename_nested_not_found, at the name."""
     bad = QUALIFIED_TEMPLATES.replace("Grid<float>::Cell c; c.a = 3; c.b = 0.5;", "Grid<float>::Nope c;")
     assert R.errors(R.compile_hlsl(bad)) == ["9:18: no type named 'Nope' in 'Grid<float>'"]
+
+
+MEMBER_TEMPLATES = """RWStructuredBuffer<float> Out : register(u0);
+ByteAddressBuffer Raw : register(t1);
+template<typename U> struct Box {
+    U v;
+    template<typename T> T as() { return (T)(v * 2); }
+    template<typename T, typename S> T mix(S s) { return (T)v + (T)s; }
+};
+struct D : Box<float> { float w; };
+struct E : D {
+    template<typename T, uint N> T rep() { T r = 0; for (uint i = 0; i < N; i++) r += as<T>(); return r; }
+};
+struct F : D { float as() { return -1; } };
+[numthreads(1, 1, 1)]
+void main() {
+    E e; e.v = 1.25; e.w = 0;
+    Out[0] = e.as<int>();
+    Out[1] = e.rep<float, 3>();
+    Out[2] = e.mix<int, float>(2.75);
+    Out[3] = e.mix<float, int>(2.75);
+    F f; f.v = 4;
+    Out[4] = f.as();
+    Out[5] = f.mix<float>(0.5f);
+}
+"""
+
+
+def test_member_templates_take_several_arguments_and_are_inherited_run():
+    """`e.mix<int, float>(x)` (was "expected '>' to close the template argument list"), a base's member
+    templates called on a derived struct and unqualified in its methods, through a struct template instance
+    base (was "no member function named 'as'"), and a derived method of the name hiding them (C++)."""
+    out = R.cs(MEMBER_TEMPLATES, {"Out": R.storage(R.sentinel(6))})
+    v, x = 1.25, 2.75
+    assert R.unpack("f", out["Out"]) == [int(v * 2), 3 * (v * 2), int(v) + int(x), v + int(x), -1, 4 + 0.5]
+
+
+def test_explicit_arguments_where_no_member_template_takes_them_are_located():
+    """Too many for a resource method's one (clang's err_template_arg_list_different_arity, at the first extra),
+    any for a plain method (these were ignored), too many for the member template (its deduction failure)."""
+    cases = {
+        ("Out[0] = e.as<int>();", "Out[0] = Raw.Load<float, int>(0);"):
+            "16:30: too many template arguments for function template 'Load'",
+        ("Out[4] = f.as();", "Out[4] = f.as<float>();"): "21:16: 'as' is not a member function template",
+        ("Out[0] = e.as<int>();", "Out[0] = e.as<int, int>();"):
+            "16:16: no matching member function template for call to 'as': too many template arguments (2 for 1)",
+    }
+    for (line, bad), expected in cases.items():
+        src = MEMBER_TEMPLATES.replace(line, bad)
+        assert R.errors(R.compile_hlsl(src)) == [expected], bad

@@ -650,6 +650,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             for name, infos in self.inherited_methods(st, base.name).items():
                 if name not in own:
                     self.methods.setdefault(d.name, {}).setdefault(name, []).extend(infos)
+            for name, decls in self.method_templates.get(base.name, {}).items():    # and its member templates
+                if name not in own:
+                    self.method_templates.setdefault(d.name, {})[name] = list(decls)
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
