@@ -88,3 +88,39 @@ def test_explicit_arguments_where_no_member_template_takes_them_are_located():
     for (line, bad), expected in cases.items():
         src = MEMBER_TEMPLATES.replace(line, bad)
         assert R.errors(R.compile_hlsl(src)) == [expected], bad
+
+
+OPERATORS_AND_ENUMS = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T> struct V2 {
+    T x, y;
+    V2 operator+(V2 o) { V2 r; r.x = x + o.x; r.y = y + o.y; return r; }
+    V2 operator*(T s) { V2 r; r.x = x * s; r.y = y * s; return r; }
+    T operator[](uint i) { return i == 0 ? x : y; }
+};
+template<uint N> struct Buf { static const uint M = N * 2; float a[M]; };
+template<typename T> struct Counted {
+    enum { Count = 3 };
+    T v[Count];
+    T sum() { T s = 0; for (uint i = 0; i < Count; i++) s += v[i]; return s; }
+};
+template<typename T> V2<T> make(T a, T b) { V2<T> r; r.x = a; r.y = b; return r; }
+[numthreads(1, 1, 1)]
+void main() {
+    V2<float> a = make(1.0f, 2.0f);
+    V2<float> b = make(0.5f, 0.25f);
+    V2<float> c = (a + b) * 2.0f;
+    Out[0] = c.x; Out[1] = c[1];
+    Buf<3> bb; Out[2] = sizeof(bb) / 4 + Buf<3>::M;
+    Counted<int> k; k.v[0] = 1; k.v[1] = 2; k.v[2] = 3;
+    Out[3] = k.sum() + Counted<int>::Count;
+}
+"""
+
+
+def test_template_operators_static_sizes_and_enumerators_run():
+    """Operators of a struct template, a static member of a template sizing its array, and an enumerator of a
+    template's enum named through an instance, `Counted<int>::Count` (was "use of undeclared identifier")."""
+    out = R.cs(OPERATORS_AND_ENUMS, {"Out": R.storage(R.sentinel(4))})
+    a, b, s = (1.0, 2.0), (0.5, 0.25), 2.0
+    m = 3 * 2
+    assert R.unpack("f", out["Out"]) == [(a[0] + b[0]) * s, (a[1] + b[1]) * s, m + m, 1 + 2 + 3 + 3]
