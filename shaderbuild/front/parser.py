@@ -978,9 +978,9 @@ class Parser:
             elif self.at("::") and self.peek().kind is TokKind.IDENT and self.peek(2).kind is TokKind.IDENT:
                 written = "".join(x.text + " " * (x.text == ",") for x in self.toks[open_at:self.pos])
                 raise error(f"no type named '{self.peek().text}' in '{written}'", self.peek().loc)
-        if name in self.alias_templates:
-            return self.expand_alias(ref)
-        return self.nested_args(ref) if name in self.nested_templates else ref
+        if ref.name in self.nested_templates:
+            ref = self.nested_args(ref)
+        return self.expand_alias(ref) if ref.name in self.alias_templates else ref
 
     def nested_args(self, ref: ast.TypeRef) -> ast.TypeRef:
         """`Inner` written inside Box<T>, for a struct defined there: Box::Inner<T> (the outer's parameters)."""
@@ -1350,6 +1350,9 @@ class Parser:
                 check = self.static_assert()        # checked once the struct (or each instance) is declared
                 (sd.asserts if templated else self.hoisted_after).append(check)
                 continue
+            if self.at("typedef"):
+                self.member_typedef(sd, templated)
+                continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
                 self.expect(";", "after enum")
@@ -1424,6 +1427,24 @@ class Parser:
             self.expect(";", "after struct field")
         if len(statics) > 1:
             self.declare_later_statics(name, statics)
+
+    def member_typedef(self, sd: ast.StructDecl, templated: bool) -> None:
+        """`typedef float2 F;` in struct S: the type S::F (F inside S).  In a struct template Box<T>, Box::F is
+        an alias template of Box's parameters, so `F` in Box and `Box<int>::F` outside it are read as types."""
+        loc = self.tok.loc
+        tds = self.typedef()
+        outer = self.template_stack[-1] if templated and self.template_stack else None
+        if outer is None or not outer[0]:
+            if templated:
+                raise error("a typedef in a struct template specialization is not supported", loc)
+            self.hoisted.extend(tds)
+            return
+        for td in tds:
+            if td.dims:
+                raise error("a typedef of an array type in a struct template is not supported", td.loc)
+            self.typedef_names.discard(td.name)
+            self.alias_templates[td.name] = (outer[0], outer[1], outer[2], td.type)
+            self.nested_templates[td.name] = (outer[0], outer[1])
 
     def declare_later_statics(self, name: str, statics: list[tuple[ast.FuncDecl, set[str]]]) -> None:
         """A static member function calling one declared after it in the struct (legal C++: the class is

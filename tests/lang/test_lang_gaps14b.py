@@ -124,3 +124,44 @@ def test_template_operators_static_sizes_and_enumerators_run():
     a, b, s = (1.0, 2.0), (0.5, 0.25), 2.0
     m = 3 * 2
     assert R.unpack("f", out["Out"]) == [(a[0] + b[0]) * s, (a[1] + b[1]) * s, m + m, 1 + 2 + 3 + 3]
+
+
+MEMBER_TYPEDEFS = """RWStructuredBuffer<float> Out : register(u0);
+struct S { typedef float2 F; typedef uint Index, Count; F x; F twice() { F r = x * 2; return r; } Count n() { return 3; } };
+template<typename T, uint N> struct Box {
+    typedef T value_type;
+    typedef vector<T, N> vec_type;
+    value_type v;
+    vec_type spread() { vec_type r = v; return r; }
+    value_type get() { value_type t = v + 1; return t; }
+};
+[numthreads(1, 1, 1)]
+void main() {
+    S s; s.x = float2(1, 2);
+    S::F y = s.twice();
+    Out[0] = y.y + s.n();
+    Box<float, 3> b; b.v = 1.5;
+    Box<float, 3>::vec_type w = b.spread();
+    Box<int, 2>::value_type q = 7;
+    Out[1] = w.z + b.get();
+    Out[2] = q / 2;
+    Out[3] = sizeof(Box<int, 2>::vec_type);
+}
+"""
+
+
+def test_typedefs_in_structs_and_struct_templates_run():
+    """`typedef float2 F;` in a struct (was "expected ';' after struct field"), named F inside and S::F
+    outside, and in a struct template, where `value_type` depends on the parameters: Box<int, 2>::value_type
+    is int (7 / 2 divides as integers) and Box<int, 2>::vec_type an int2 (8 bytes)."""
+    out = R.cs(MEMBER_TYPEDEFS, {"Out": R.storage(R.sentinel(4))})
+    v = 1.5
+    assert R.unpack("f", out["Out"]) == [2 * 2 + 3, v + (v + 1), 7 // 2, 2 * 4]
+
+
+def test_member_typedef_forms_we_refuse_are_located():
+    spec = MEMBER_TYPEDEFS.replace("struct S {", "template<typename T> struct Tr;\n"
+                                   "template<> struct Tr<float> { typedef float X; };\nstruct S {")
+    assert R.errors(R.compile_hlsl(spec)) == ["3:31: a typedef in a struct template specialization is not supported"]
+    unknown = MEMBER_TYPEDEFS.replace("Box<int, 2>::value_type q", "Box<int, 2>::valuetype q")
+    assert R.errors(R.compile_hlsl(unknown)) == ["17:18: no type named 'valuetype' in 'Box<int, 2>'"]
