@@ -1350,7 +1350,7 @@ class Parser:
                 check = self.static_assert()        # checked once the struct (or each instance) is declared
                 (sd.asserts if templated else self.hoisted_after).append(check)
                 continue
-            if self.at("typedef"):
+            if self.at("typedef") or self.at("using") and self.peek(2).is_punct("="):
                 self.member_typedef(sd, templated)
                 continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
@@ -1429,10 +1429,11 @@ class Parser:
             self.declare_later_statics(name, statics)
 
     def member_typedef(self, sd: ast.StructDecl, templated: bool) -> None:
-        """`typedef float2 F;` in struct S: the type S::F (F inside S).  In a struct template Box<T>, Box::F is
-        an alias template of Box's parameters, so `F` in Box and `Box<int>::F` outside it are read as types."""
+        """`typedef float2 F;` (or `using F = float2;`) in struct S: the type S::F (F inside S).  In a struct
+        template Box<T>, Box::F is an alias template of Box's parameters, so `F` in Box and `Box<int>::F`
+        outside it are read as types."""
         loc = self.tok.loc
-        tds = self.typedef()
+        tds = self.typedef() if self.at("typedef") else [d for d in self.using() if isinstance(d, ast.TypedefDecl)]
         outer = self.template_stack[-1] if templated and self.template_stack else None
         if outer is None or not outer[0]:
             if templated:

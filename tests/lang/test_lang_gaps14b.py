@@ -165,3 +165,35 @@ def test_member_typedef_forms_we_refuse_are_located():
     assert R.errors(R.compile_hlsl(spec)) == ["3:31: a typedef in a struct template specialization is not supported"]
     unknown = MEMBER_TYPEDEFS.replace("Box<int, 2>::value_type q", "Box<int, 2>::valuetype q")
     assert R.errors(R.compile_hlsl(unknown)) == ["17:18: no type named 'valuetype' in 'Box<int, 2>'"]
+
+
+ENGINE_FORMS = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T> struct Math { static T pi() { return (T)3.25; } static const T two = 2; };
+template<typename T> struct V2 { T x, y; };
+template<typename T, typename U = float> struct Pair { T a; U b; };
+template<typename T> struct Box { T v; };
+struct U8 { using Elem = uint; Elem e; };
+template<typename T> struct W { using E = vector<T, 2>; E e; T sum() { E t = e; return t.x + t.y; } };
+template<uint N> float sumN(float a[N]) { float s = 0; for (uint i = 0; i < N; i++) s += a[i]; return s; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = Math<float>::pi() + Math<int>::two;
+    Box<V2<float> > b; b.v.x = 1; b.v.y = 2;
+    Box<V2<float>> c = b;
+    Pair<int> p; p.a = 1; p.b = 0.5;
+    U8 u; u.e = 5;
+    float arr[4] = { 1, 2, 3, 4 };
+    Out[1] = c.v.y + p.b + u.e + sumN(arr);
+    W<int> w; w.e = int2(3, 4);
+    W<int>::E copy = w.e;
+    Out[2] = w.sum() + copy.y;
+}
+"""
+
+
+def test_engine_template_forms_run():
+    """Static member functions and constants of instances, instances as arguments (`>>` closing two lists), a
+    defaulted parameter, `using E = ...;` in a struct and in a struct template (was "struct/class members
+    cannot have default values"), and an array size deduced."""
+    out = R.cs(ENGINE_FORMS, {"Out": R.storage(R.sentinel(3))})
+    assert R.unpack("f", out["Out"]) == [3.25 + 2, 2 + 0.5 + 5 + (1 + 2 + 3 + 4), 3 + 4 + 4]
