@@ -197,3 +197,46 @@ def test_engine_template_forms_run():
     cannot have default values"), and an array size deduced."""
     out = R.cs(ENGINE_FORMS, {"Out": R.storage(R.sentinel(3))})
     assert R.unpack("f", out["Out"]) == [3.25 + 2, 2 + 0.5 + 5 + (1 + 2 + 3 + 4), 3 + 4 + 4]
+
+
+HELPERS = """RWStructuredBuffer<float> Out : register(u0);
+StructuredBuffer<float> In : register(t1);
+template<typename T> struct V2 {
+    T x, y;
+    V2 scaled(T s) { V2 r = this; r.x *= s; r.y *= s; return r; }
+    bool operator==(V2 o) { return x == o.x && y == o.y; }
+};
+template<typename T> T len2(V2<T> v) { return v.x * v.x + v.y * v.y; }
+template<typename T> T pick(T a, T b) { return a > b ? a : b; }
+template<> float pick<float>(float a, float b) { return a + b; }
+template<typename T> struct View { StructuredBuffer<T> buf; T at(uint i) { return buf[i]; } };
+template<uint N> float scaleBy(float x) { return x * N; }
+template<typename T> struct S { static const uint K = sizeof(T) / 4; T a[K]; T first() { return T(a[0]); } };
+namespace N { namespace M { template<typename T> T sq(T x) { return x * x; } } }
+template<typename T> T conv(float x) { return T(x) + (T)1; }
+[numthreads(1, 1, 1)]
+void main() {
+    V2<float> v; v.x = 1; v.y = 2;
+    Out[0] = len2(v.scaled(3));
+    Out[1] = pick(1.0f, 2.0f) + pick(3, 4);
+    View<float> view; view.buf = In;
+    Out[2] = view.at(1);
+    Out[3] = (v == v) ? 1 : 0;
+    Out[4] = scaleBy<3>(1.5);
+    S<float2> s; s.a[0] = float2(2, 3); s.a[1] = float2(4, 5);
+    Out[5] = s.first().y + S<float2>::K;
+    Out[6] = N::M::sq<float>(3) + N::M::sq(2);
+    Out[7] = conv<int>(2.5);
+}
+"""
+
+
+def test_templated_helpers_run():
+    """A control set of the forms a hunt through engine-style helpers tried that already compiled: deduction
+    through a struct template, an explicit specialisation, a resource member of a template, a non-type
+    argument given, a static size from sizeof(T), a nested namespace's template, T(x) of a scalar T."""
+    data = [0.5, 6.75]
+    out = R.cs(HELPERS, {"Out": R.storage(R.sentinel(8)), "In": R.storage(R.pack("f", data))})
+    x, y = 1 * 3, 2 * 3
+    assert R.unpack("f", out["Out"]) == [x * x + y * y, (1.0 + 2.0) + max(3, 4), data[1], 1, 1.5 * 3,
+                                         3 + 8 // 4, 3 * 3 + 2 * 2, int(2.5) + 1]
