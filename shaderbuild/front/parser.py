@@ -975,6 +975,10 @@ class Parser:
                 self.advance()          # `Grid<float>::Cell`: the struct Cell of Grid<float>, as Grid::Cell<float>
                 self.advance()
                 ref.name = nested
+            elif self.at("::") and nested in self.user_types and self.peek(2).kind is TokKind.IDENT:
+                self.advance()          # `Modes<float>::E m`: an enum of the template, one for every instance
+                self.advance()
+                ref = ast.TypeRef(ref.loc, nested, pack=ref.pack)
             elif self.at("::") and self.peek().kind is TokKind.IDENT and self.peek(2).kind is TokKind.IDENT:
                 written = "".join(x.text + " " * (x.text == ",") for x in self.toks[open_at:self.pos])
                 raise error(f"no type named '{self.peek().text}' in '{written}'", self.peek().loc)
@@ -2050,7 +2054,11 @@ class Parser:
                     or self.peek().is_punct("::") and self.qualified_type_ahead()):
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
-                    return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
+                    member = self.ident("a static member name").text
+                    while self.at("::") and self.peek().kind is TokKind.IDENT:
+                        self.advance()      # `Modes<float>::E::B`: an enumerator of the template's scoped enum
+                        member += "::" + self.advance().text
+                    return ast.StaticMember(t.loc, type_ref, member)
                 if self.at("{"):            # `float4{1, 2, 3, 4}` (DXC's words)
                     raise error("generalized initializer lists are incompatible with HLSL", self.tok.loc)
                 if self.at("&") or self.at("*"):      # `float& r = x;`, `float* p;`

@@ -240,3 +240,32 @@ def test_templated_helpers_run():
     x, y = 1 * 3, 2 * 3
     assert R.unpack("f", out["Out"]) == [x * x + y * y, (1.0 + 2.0) + max(3, 4), data[1], 1, 1.5 * 3,
                                          3 + 8 // 4, 3 * 3 + 2 * 2, int(2.5) + 1]
+
+
+TEMPLATE_ENUMS = """RWStructuredBuffer<float> Out : register(u0);
+namespace N { template<uint K> struct Buf { static const uint M = K * 2; float a[M]; }; }
+template<typename T> struct Modes {
+    enum class E { A = 1, B = 5 };
+    E mode;
+    T scale() { return mode == E::B ? 2 : 1; }
+};
+template<typename T> struct Grid { struct Cell { T a; }; };
+[numthreads(1, 1, 1)]
+void main() {
+    N::Buf<3> b;
+    Out[0] = N::Buf<3>::M + sizeof(b) / 4;
+    Modes<float> m; m.mode = Modes<float>::E::B;
+    Out[1] = m.scale() + (uint)Modes<float>::E::A;
+    Grid<int>::Cell c; c.a = 2;
+    Modes<int>::E e2 = Modes<int>::E::A;
+    Out[2] = c.a + (uint)e2;
+}
+"""
+
+
+def test_scoped_enums_of_templates_through_instances_run():
+    """`Modes<float>::E::B`, an enumerator of a template's scoped enum named through an instance, and
+    `Modes<int>::E` as a type (were "expected ';' after expression, found '::'")."""
+    out = R.cs(TEMPLATE_ENUMS, {"Out": R.storage(R.sentinel(3))})
+    m = 3 * 2
+    assert R.unpack("f", out["Out"]) == [m + m, 2 + 1, 2 + 1]
