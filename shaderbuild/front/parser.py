@@ -763,7 +763,7 @@ class Parser:
         self.close_angle()
         return params, values, defaults, added
 
-    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str]) -> None:
+    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str], templated: bool) -> None:
         """`template<typename T> T get() {...}` in a struct: a member function template (its instances are
         made by the calls, sema/templates.py)."""
         loc = self.tok.loc
@@ -775,12 +775,17 @@ class Parser:
             ret = self.type_ref()
             quals |= self.trailing_qualifiers()
             fname = self.decl_name("a member function name")
-            if not self.at("(") or "static" in quals:
+            if not self.at("(") or "static" in quals and (templated or self.depth > 0):
                 raise error("only non-static member functions can be member templates", fname.loc)
             fn = self.function(ret, fname, attrs, quals)
         finally:
             self.user_types.difference_update(added)
         fn.template_params, fn.template_values, fn.template_defaults = params, values, defaults
+        if "static" in quals:       # `S::read<float>(...)`: a function template named S::read, as static members
+            fn.name = f"{sd.name}::{fn.name}"
+            self.template_funcs.add(fn.name)
+            self.hoisted.append(fn)
+            return
         sd.methods.append(fn)
         self.template_funcs.add(self.qualified(fn.name))     # `conv<float>()` in a later method: S::conv
 
@@ -1348,7 +1353,7 @@ class Parser:
             start = self.tok.loc
             quals = self.qualifiers()
             if self.at("template") and self.peek().is_punct("<"):
-                self.member_template(sd, attrs, quals)
+                self.member_template(sd, attrs, quals, templated)
                 continue
             if self.tok.text == "static_assert" and self.peek().is_punct("(") and not quals:
                 check = self.static_assert()        # checked once the struct (or each instance) is declared

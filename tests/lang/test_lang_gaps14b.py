@@ -269,3 +269,31 @@ def test_scoped_enums_of_templates_through_instances_run():
     out = R.cs(TEMPLATE_ENUMS, {"Out": R.storage(R.sentinel(3))})
     m = 3 * 2
     assert R.unpack("f", out["Out"]) == [m + m, 2 + 1, 2 + 1]
+
+
+STATIC_MEMBER_TEMPLATES = """RWStructuredBuffer<float> Out : register(u0);
+ByteAddressBuffer Raw : register(t1);
+struct Utils {
+    static const uint Stride = 4;
+    template<typename T> static T read(ByteAddressBuffer b, uint i) { return b.Load<T>(i * Stride); }
+    template<typename T> static T twice(T x) { return x * 2; }
+    static float both(uint i) { return read<float>(Raw, i) + twice(1.5f); }
+};
+namespace NS { struct Q { template<typename T, uint N> static T fill() { T r = (T)N; return r; } }; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = Utils::read<float>(Raw, 1);
+    Out[1] = Utils::twice(3) + Utils::twice<float>(0.25);
+    Out[2] = Utils::both(0);
+    Out[3] = NS::Q::fill<int, 7>();
+}
+"""
+
+
+def test_static_member_templates_of_plain_structs_run():
+    """`template<typename T> static T read(...)` in a struct used as a namespace of helpers (was "only
+    non-static member functions can be member templates"): called qualified, deduced or with arguments,
+    unqualified from a static member, and in a namespace's struct with a non-type parameter."""
+    raw = [0.5, 6.75]
+    out = R.cs(STATIC_MEMBER_TEMPLATES, {"Out": R.storage(R.sentinel(4)), "Raw": R.storage(R.pack("f", raw))})
+    assert R.unpack("f", out["Out"]) == [raw[1], 3 * 2 + 0.25 * 2, raw[0] + 1.5 * 2, 7]
