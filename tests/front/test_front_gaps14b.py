@@ -93,3 +93,16 @@ def test_hidden_struct_without_its_tag_and_typedef_clash_are_located():
     assert R.errors(R.compile_hlsl(untagged)) == ["6:5: must use 'struct' tag to refer to type 'f' in this scope"]
     typedef = HIDDEN_STRUCT.replace("FIRST", "typedef float f;").replace("SECOND", FUNCTIONS["function"])
     assert R.errors(R.compile_hlsl(typedef))[0] == "3:7: redefinition of 'f' as a different kind of symbol"
+
+
+def test_crtp_base_is_refused_located():
+    """`struct Sq : Shape<Sq>` (the curiously recurring template pattern): DXC takes it, instantiating
+    Shape<Sq>'s methods only when called; ours instantiates them with the struct and cannot yet, so it is
+    refused at the argument (was "unknown type name 'Sq'", which read as a typo)."""
+    src = """RWStructuredBuffer<float> Out : register(u0);
+template<typename D> struct Shape { float area(D d) { return d.size() * 2; } };
+struct Sq : Shape<Sq> { float s; float size() { return s * s; } };
+[numthreads(1, 1, 1)]
+void main() { Sq q; q.s = 3; Out[0] = q.area(q); }
+"""
+    assert R.errors(R.compile_hlsl(src)) == ["3:19: 'Sq' as a template argument of its own base struct is not supported"]

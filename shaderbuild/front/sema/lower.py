@@ -581,6 +581,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
+            crtp = next((a for a in d.base.args if isinstance(a, ast.TypeRef) and a.name == d.name), None)
+            if crtp is not None:    # (clang instantiates the base's methods only when used: it takes them)
+                raise error(f"'{d.name}' as a template argument of its own base struct is not supported", crtp.loc)
             base = self.types.resolve(d.base)
             if not isinstance(base, ir.Struct):
                 raise error(f"base type '{base}' is not a struct", d.base.loc)
