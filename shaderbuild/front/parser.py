@@ -937,8 +937,12 @@ class Parser:
         if t.text in ("struct", "class") and self.peek().kind is TokKind.IDENT:
             self.advance()            # `struct X` as a type specifier: X must name a declared struct
             t = self.tok
-            if self.scoped(t.text, self.user_types) not in self.user_types:
-                raise error(f"unknown type name '{t.text}'", t.loc)
+            n, written = 1, t.text      # (`struct N::X`: qualified)
+            while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+                written += "::" + self.peek(n + 1).text
+                n += 2
+            if self.scoped(written, self.user_types) not in self.user_types:
+                raise error(f"unknown type name '{written}'", t.loc)
         if t.text in RESERVED_KEYWORDS:
             raise error(f"'{t.text}' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":

@@ -106,3 +106,16 @@ struct Sq : Shape<Sq> { float s; float size() { return s * s; } };
 void main() { Sq q; q.s = 3; Out[0] = q.area(q); }
 """
     assert R.errors(R.compile_hlsl(src)) == ["3:19: 'Sq' as a template argument of its own base struct is not supported"]
+
+
+def test_a_function_hides_a_struct_in_a_namespace_run():
+    """The same in a namespace, where `struct N::f` (a qualified elaborated type, was "unknown type name 'N'")
+    names the struct and `N::f(x)` calls the function."""
+    src = """RWStructuredBuffer<float> Out : register(u0);
+namespace N { struct f { float v; }; float f(float x) { return x * 3; } }
+float g(struct N::f s) { return s.v + 0.5; }
+[numthreads(1, 1, 1)]
+void main() { struct N::f s; s.v = 2; Out[0] = N::f(g(s)); }
+"""
+    out = R.cs(src, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [(2 + 0.5) * 3]
