@@ -297,3 +297,33 @@ def test_static_member_templates_of_plain_structs_run():
     raw = [0.5, 6.75]
     out = R.cs(STATIC_MEMBER_TEMPLATES, {"Out": R.storage(R.sentinel(4)), "Raw": R.storage(R.pack("f", raw))})
     assert R.unpack("f", out["Out"]) == [raw[1], 3 * 2 + 0.25 * 2, raw[0] + 1.5 * 2, 7]
+
+
+METAPROGRAMS = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T> struct S { T v; static S make(T x) { S s; s.v = x; return s; } };
+template<uint N> struct Fact { static const uint V = N * Fact<N - 1>::V; };
+template<> struct Fact<0> { static const uint V = 1; };
+template<typename T> bool isFloat() { return false; }
+template<> bool isFloat<float>() { return true; }
+template<typename T, typename U> struct Same { static const bool value = false; };
+template<typename T> struct Same<T, T> { static const bool value = true; };
+template<typename T> T pickSame(T a) { return Same<T, float>::value ? a * 2 : a; }
+[numthreads(1, 1, 1)]
+void main() {
+    Out[0] = S<float>::make(1.5).v;
+    Out[1] = Fact<4>::V;
+    Out[2] = isFloat<float>() + isFloat<int>() * 10;
+    Out[3] = pickSame(1.5f) + pickSame(3);
+    float arr[Fact<3>::V];
+    Out[4] = sizeof(arr) / 4;
+}
+"""
+
+
+def test_template_metaprograms_run():
+    """A control of the trait patterns engine headers use (they compiled): recursion ended by a
+    specialisation, a partial specialisation as a type test, a static factory of an instance, an array
+    sized by an instance's constant."""
+    import math
+    out = R.cs(METAPROGRAMS, {"Out": R.storage(R.sentinel(5))})
+    assert R.unpack("f", out["Out"]) == [1.5, math.factorial(4), 1, 1.5 * 2 + 3, math.factorial(3)]
