@@ -682,7 +682,7 @@ class Parser:
                 d.template_params = params
                 d.template_values = values
                 d.template_defaults = defaults
-                if isinstance(d, ast.FuncDecl):
+                if isinstance(d, ast.FuncDecl) and d.owner is None:     # (S::f's is S's member template)
                     self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
             else:
                 raise error("only functions and structs can be templates", d.loc)

@@ -119,3 +119,33 @@ void main() { struct N::f s; s.v = 2; Out[0] = N::f(g(s)); }
 """
     out = R.cs(src, {"Out": R.storage(R.sentinel(1))})
     assert R.unpack("f", out["Out"]) == [(2 + 0.5) * 3]
+
+
+OUT_OF_LINE = """RWStructuredBuffer<float> Out : register(u0);
+struct S { float v; template<typename T> T conv(); template<typename T> T scaled(T k); };
+template<typename T> T S::conv() { return (T)v; }
+template<typename U> U S::scaled(U k) { return (U)v * k; }
+[numthreads(1, 1, 1)]
+void main() { S s; s.v = 2.5; Out[0] = s.conv<int>() + s.scaled(2.0f); }
+"""
+
+
+def test_member_template_defined_out_of_line_runs():
+    """`template<typename T> T S::conv() {...}` after `template<typename T> T conv();` in S (was an internal
+    compiler error: the declaration, without a body, was instantiated), its parameters renamed too."""
+    out = R.cs(OUT_OF_LINE, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [int(2.5) + 2.5 * 2.0]
+
+
+def test_member_template_out_of_line_misuse_is_located():
+    """Used in a method before its definition (clang instantiates at the end of the file; we do not), and
+    a definition that matches no declaration."""
+    early = OUT_OF_LINE.replace("T scaled(T k); };", "T scaled(T k); float use() { return conv<float>(); } };")
+    assert R.errors(R.compile_hlsl(early)) == [
+        "2:109: member function template 'conv' is not defined before this use (a later definition is not "
+        "supported)"]
+    stray = OUT_OF_LINE.replace("U S::scaled(U k)", "U S::scaled(U k, U j)")
+    assert R.errors(R.compile_hlsl(stray)) == [
+        "4:27: out-of-line definition of 'scaled' does not match any declaration in 'S'",
+        "6:58: member function template 'scaled' is not defined before this use (a later definition is not "
+        "supported)"]

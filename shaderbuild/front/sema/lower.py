@@ -671,6 +671,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         st = self.types.named.get(d.owner or "")
         if not isinstance(st, ir.Struct):
             raise error(f"'{d.owner}' is not a struct", d.loc)
+        if d.template_params:       # `template<typename T> T S::conv() {...}`: a member template's definition
+            decls = self.method_templates.get(st.name, {}).get(d.name, [])
+            for k, decl in enumerate(decls):
+                if decl.body is None and len(decl.params) == len(d.params) \
+                        and len(decl.template_params or []) == len(d.template_params):
+                    decls[k] = d
+                    return
+            raise error(f"out-of-line definition of '{d.name}' does not match any declaration in '{st.name}'", d.loc)
         ptypes = [_param_type(self.resolve_type(p.type, p.dims)) for p in d.params]
         for info in self.methods.get(st.name, {}).get(d.name, []):
             if info.param_types == ptypes and info.decl.body is None and not info.defined:
@@ -1359,7 +1367,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if all(self.specialised_arguments(t, d) is None for t in self.func_templates[d.name]):
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
-        elif isinstance(d, ast.FuncDecl) and d.template_params:
+        elif isinstance(d, ast.FuncDecl) and d.template_params and d.owner is None:
             if id(self.global_scope.names.get(d.name)) in self.typedef_symbols:   # (a struct it hides: C++)
                 raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             same = self.func_templates.setdefault(d.name, [])

@@ -257,6 +257,9 @@ class TemplateLowering(SemaBase):
             key = (id(d), (st.name, *bound))       # (the instances of a struct template share d)
             info = self.function_instances.get(key)
             if info is None:
+                if d.body is None:
+                    raise error(f"member function template '{name}' is not defined before this use (a later "
+                                "definition is not supported)", loc)
                 owner = st.name     # the struct declaring d (a base of st's: st inherits its templates)
                 while (b := self.struct_bases.get(owner)) and any(x is d for x in self.method_templates.get(b, {}).get(name, ())):
                     owner = b
