@@ -852,6 +852,10 @@ class Parser:
                 fn.owner = owner
             return [fn]
         spec_args = self.specialisation_args()
+        if spec_args is not None and self.at("::") and name_tok.text in self.template_structs \
+                and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct("(") and self.template_stack:
+            self.advance()          # `template<typename T> T Box<T>::get() {...}`
+            return self.template_method_definition(type_ref, name_tok, spec_args, self.advance())
         if top_level and self.at("<") and name_tok.text in self.template_structs:
             return self.template_static_definition(type_ref, name_tok)
         if self.at("(") and top_level and not effect:
@@ -907,6 +911,32 @@ class Parser:
         if d is None:
             raise error(f"no static data member named '{member.text}' in '{owner}'", member.loc)
         return self.complete_static(d, f"{owner}<...>::{member.text}", type_ref, member)
+
+    def template_method_definition(self, type_ref: ast.TypeRef, name_tok: Token, args: list, member: Token) -> list[ast.Node]:
+        """`template<typename T> T Box<T>::get() {...}`: the body of a method declared in the struct template Box
+        (the declaration takes the definition's parameters and body; every instance compiles it)."""
+        params = self.template_stack[-1][0]
+        sd = next((d for d in self.template_structs[name_tok.text] if d.spec_args is None), None)
+        written = [a.name if isinstance(a, ast.Name) or isinstance(a, ast.TypeRef) and not a.args else None
+                   for a in args]
+        if sd is None or written != params:
+            raise error(f"an out-of-line method definition of '{name_tok.text}' must name it with its own template "
+                        "parameters", name_tok.loc)
+        if (sd.template_params or []) != params:
+            raise error("an out-of-line method definition must use the struct template's parameter names "
+                        f"({', '.join(sd.template_params or [])})", name_tok.loc)
+        self.ns.append(sd.name + "::")
+        try:
+            fn = self.function(type_ref, member, [], set())
+        finally:
+            self.ns.pop()
+        decl = next((m for m in sd.methods if m.name == fn.name and m.body is None and not m.template_params
+                     and len(m.params) == len(fn.params)), None)
+        if decl is None or fn.body is None:
+            raise error(f"out-of-line definition of '{fn.name}' does not match any declaration in '{sd.name}'",
+                        member.loc)
+        decl.params, decl.body = fn.params, fn.body
+        return []
 
     def static_member_definition(self, owner: str, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
         """`float S::x = 2;` gives the static member `static float x;` of S its initializer (DXC allows
@@ -1363,7 +1393,9 @@ class Parser:
                 check = self.static_assert()        # checked once the struct (or each instance) is declared
                 (sd.asserts if templated else self.hoisted_after).append(check)
                 continue
-            if self.at("typedef") or self.at("using") and self.peek(2).is_punct("="):
+            if self.at("typedef"):        # DXC's DiagnoseHLSLDecl (an alias declaration does not go through it)
+                raise error("nested typedefs are not supported in HLSL", self.tok.loc)
+            if self.at("using") and self.peek(2).is_punct("="):
                 self.member_typedef(sd, templated)
                 continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
@@ -1442,21 +1474,20 @@ class Parser:
             self.declare_later_statics(name, statics)
 
     def member_typedef(self, sd: ast.StructDecl, templated: bool) -> None:
-        """`typedef float2 F;` (or `using F = float2;`) in struct S: the type S::F (F inside S).  In a struct
-        template Box<T>, Box::F is an alias template of Box's parameters, so `F` in Box and `Box<int>::F`
-        outside it are read as types."""
+        """`using F = float2;` in struct S: the type S::F (F inside S).  In a struct template Box<T>, Box::F is
+        an alias template of Box's parameters, so `F` in Box and `Box<int>::F` outside it are read as types.
+        (`typedef` there is DXC's error.)"""
         loc = self.tok.loc
-        tds = self.typedef() if self.at("typedef") else [d for d in self.using() if isinstance(d, ast.TypedefDecl)]
+        tds = [d for d in self.using() if isinstance(d, ast.TypedefDecl)]
         outer = self.template_stack[-1] if templated and self.template_stack else None
         if outer is None or not outer[0]:
             if templated:
-                raise error("a typedef in a struct template specialization is not supported", loc)
+                raise error("a type alias in a struct template specialization is not supported", loc)
             self.hoisted.extend(tds)
             return
         for td in tds:
             if td.dims:
-                raise error("a typedef of an array type in a struct template is not supported", td.loc)
-            self.typedef_names.discard(td.name)
+                raise error("a type alias of an array type in a struct template is not supported", td.loc)
             self.alias_templates[td.name] = (outer[0], outer[1], outer[2], td.type)
             self.nested_templates[td.name] = (outer[0], outer[1])
 

@@ -149,3 +149,36 @@ def test_member_template_out_of_line_misuse_is_located():
         "4:27: out-of-line definition of 'scaled' does not match any declaration in 'S'",
         "6:58: member function template 'scaled' is not defined before this use (a later definition is not "
         "supported)"]
+
+
+TEMPLATE_OUT_OF_LINE = """RWStructuredBuffer<float> Out : register(u0);
+template<typename T, uint N> struct Box { T v[N]; T sum(); T at(uint i, T k); };
+template<typename T, uint N> T Box<T, N>::sum() { T s = 0; for (uint i = 0; i < N; i++) s += v[i]; return s; }
+template<typename T, uint N> T Box<T, N>::at(uint j, T k) { return v[j] * k; }
+[numthreads(1, 1, 1)]
+void main() {
+    Box<float, 2> b; b.v[0] = 1.5; b.v[1] = 2;
+    Box<int, 3> c; c.v[0] = 1; c.v[1] = 2; c.v[2] = 4;
+    Out[0] = b.sum() + c.sum() + b.at(1, 3);
+}
+"""
+
+
+def test_struct_template_method_defined_out_of_line_runs():
+    """`template<typename T, uint N> T Box<T, N>::sum() {...}` (was "expected ';' after declaration, found
+    '::'"): each instance compiles the definition, its parameter renamed (i -> j)."""
+    out = R.cs(TEMPLATE_OUT_OF_LINE, {"Out": R.storage(R.sentinel(1))})
+    assert R.unpack("f", out["Out"]) == [(1.5 + 2) + (1 + 2 + 4) + 2 * 3]
+
+
+def test_struct_template_out_of_line_forms_we_refuse_are_located():
+    swapped = TEMPLATE_OUT_OF_LINE.replace("T Box<T, N>::at(", "T Box<N, T>::at(")
+    assert R.errors(R.compile_hlsl(swapped)) == [
+        "4:32: an out-of-line method definition of 'Box' must name it with its own template parameters"]
+    renamed = TEMPLATE_OUT_OF_LINE.replace("template<typename T, uint N> T Box<T, N>::at(uint j, T k)",
+                                           "template<typename U, uint N> U Box<U, N>::at(uint j, U k)")
+    assert R.errors(R.compile_hlsl(renamed)) == [
+        "4:32: an out-of-line method definition must use the struct template's parameter names (T, N)"]
+    stray = TEMPLATE_OUT_OF_LINE.replace("T Box<T, N>::at(uint j, T k)", "T Box<T, N>::at(uint j)")
+    assert R.errors(R.compile_hlsl(stray))[0] == \
+        "4:43: out-of-line definition of 'at' does not match any declaration in 'Box'"

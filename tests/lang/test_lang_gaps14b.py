@@ -127,10 +127,10 @@ def test_template_operators_static_sizes_and_enumerators_run():
 
 
 MEMBER_TYPEDEFS = """RWStructuredBuffer<float> Out : register(u0);
-struct S { typedef float2 F; typedef uint Index, Count; F x; F twice() { F r = x * 2; return r; } Count n() { return 3; } };
+struct S { using F = float2; using Count = uint; F x; F twice() { F r = x * 2; return r; } Count n() { return 3; } };
 template<typename T, uint N> struct Box {
-    typedef T value_type;
-    typedef vector<T, N> vec_type;
+    using value_type = T;
+    using vec_type = vector<T, N>;
     value_type v;
     vec_type spread() { vec_type r = v; return r; }
     value_type get() { value_type t = v + 1; return t; }
@@ -150,19 +150,24 @@ void main() {
 """
 
 
-def test_typedefs_in_structs_and_struct_templates_run():
-    """`typedef float2 F;` in a struct (was "expected ';' after struct field"), named F inside and S::F
-    outside, and in a struct template, where `value_type` depends on the parameters: Box<int, 2>::value_type
-    is int (7 / 2 divides as integers) and Box<int, 2>::vec_type an int2 (8 bytes)."""
+def test_type_aliases_in_structs_and_struct_templates_run():
+    """`using F = float2;` in a struct (DXC takes alias declarations there; was "struct/class members cannot
+    have default values"), named F inside and S::F outside, and in a struct template, where `value_type`
+    depends on the parameters: Box<int, 2>::value_type is int (7 / 2 divides as integers) and
+    Box<int, 2>::vec_type an int2 (8 bytes)."""
     out = R.cs(MEMBER_TYPEDEFS, {"Out": R.storage(R.sentinel(4))})
     v = 1.5
     assert R.unpack("f", out["Out"]) == [2 * 2 + 3, v + (v + 1), 7 // 2, 2 * 4]
 
 
-def test_member_typedef_forms_we_refuse_are_located():
+def test_member_type_alias_forms_we_refuse_are_located():
+    """A `typedef` in a struct is DXC's error (SemaHLSL's DiagnoseHLSLDecl: only alias declarations pass)."""
     spec = MEMBER_TYPEDEFS.replace("struct S {", "template<typename T> struct Tr;\n"
-                                   "template<> struct Tr<float> { typedef float X; };\nstruct S {")
-    assert R.errors(R.compile_hlsl(spec)) == ["3:31: a typedef in a struct template specialization is not supported"]
+                                   "template<> struct Tr<float> { using X = float; };\nstruct S {")
+    assert R.errors(R.compile_hlsl(spec)) == [
+        "3:31: a type alias in a struct template specialization is not supported"]
+    typedef = MEMBER_TYPEDEFS.replace("using value_type = T;", "typedef T value_type;")
+    assert R.errors(R.compile_hlsl(typedef))[0] == "4:5: nested typedefs are not supported in HLSL"
     unknown = MEMBER_TYPEDEFS.replace("Box<int, 2>::value_type q", "Box<int, 2>::valuetype q")
     assert R.errors(R.compile_hlsl(unknown)) == ["17:18: no type named 'valuetype' in 'Box<int, 2>'"]
 
