@@ -182,3 +182,12 @@ def test_struct_template_out_of_line_forms_we_refuse_are_located():
     stray = TEMPLATE_OUT_OF_LINE.replace("T Box<T, N>::at(uint j, T k)", "T Box<T, N>::at(uint j)")
     assert R.errors(R.compile_hlsl(stray))[0] == \
         "4:43: out-of-line definition of 'at' does not match any declaration in 'Box'"
+
+
+def test_member_template_defined_twice_is_located():
+    twice = OUT_OF_LINE.replace("template<typename U>", "template<typename T> T S::conv() { return (T)v * 2; }\n"
+                                "template<typename U>")
+    res = R.compile_hlsl(twice)
+    assert R.errors(res) == ["4:27: redefinition of 'conv'"]
+    note = res.diagnostics[0].notes[0]
+    assert (note.message, note.loc.line, note.loc.col) == ("previous definition is here", 3, 27)

@@ -673,11 +673,14 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             raise error(f"'{d.owner}' is not a struct", d.loc)
         if d.template_params:       # `template<typename T> T S::conv() {...}`: a member template's definition
             decls = self.method_templates.get(st.name, {}).get(d.name, [])
-            for k, decl in enumerate(decls):
-                if decl.body is None and len(decl.params) == len(d.params) \
-                        and len(decl.template_params or []) == len(d.template_params):
-                    decls[k] = d
-                    return
+            shaped = [k for k, decl in enumerate(decls) if len(decl.params) == len(d.params)
+                      and len(decl.template_params or []) == len(d.template_params)]
+            for k in sorted(shaped, key=lambda k: decls[k].body is not None):    # a declaration first
+                if decls[k].body is not None:
+                    raise error(f"redefinition of '{d.name}'", d.loc,
+                                [Diagnostic("note", "previous definition is here", decls[k].loc)])
+                decls[k] = d
+                return
             raise error(f"out-of-line definition of '{d.name}' does not match any declaration in '{st.name}'", d.loc)
         ptypes = [_param_type(self.resolve_type(p.type, p.dims)) for p in d.params]
         for info in self.methods.get(st.name, {}).get(d.name, []):
