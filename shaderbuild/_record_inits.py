@@ -512,12 +512,13 @@ def init_pppddf(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a5 = _f5() if _a5 is _M else _a5
 
 
-def init_pppdf(self, _a0, _a1, _a2, _a3=_M, _a4=_M):
+def init_pppdff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
   self._a3 = _a3
   self._a4 = _f4() if _a4 is _M else _a4
+  self._a5 = _f5() if _a5 is _M else _a5
 
 
 def init_pppdfff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M):
@@ -562,7 +563,7 @@ def init_pppfddddfdfddd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7
   self._a13 = _a13
 
 
-def init_pppfddfffddff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M):
+def init_pppfddfffddfff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=_M, _a8=_M, _a9=_M, _a10=_M, _a11=_M, _a12=_M, _a13=_M):
   self._a0 = _a0
   self._a1 = _a1
   self._a2 = _a2
@@ -576,6 +577,7 @@ def init_pppfddfffddff(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M, _a6=_M, _a7=
   self._a10 = _a10
   self._a11 = _f11() if _a11 is _M else _a11
   self._a12 = _f12() if _a12 is _M else _a12
+  self._a13 = _f13() if _a13 is _M else _a13
 
 
 def init_pppffd(self, _a0, _a1, _a2, _a3=_M, _a4=_M, _a5=_M):

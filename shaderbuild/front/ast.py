@@ -121,6 +121,7 @@ class Member(Expr):
     name: str
     template: TypeRef | None = None     # buf.Load<float4>(...)
     template_dims: list[Expr | None] = Record.factory(list)     # buf.Load<S[2]>(...): the array sizes
+    template_rest: list[TypeRef | Expr] = Record.factory(list)  # s.mix<float, int>(...): the arguments after the first
 
 
 class Index(Expr):
@@ -188,6 +189,7 @@ class StructDecl(Node):
     spec_args: list[TypeRef | Expr] | None = None   # `template<...> struct S<int, U>`: a (partial) specialisation
     statics: list[VarDecl] = Record.factory(list)   # a template's static data members (one set per instance)
     static_methods: list[FuncDecl] = Record.factory(list)   # a template's static member functions (likewise)
+    asserts: list[StaticAssert] = Record.factory(list)  # a template's static_asserts (checked per instance)
 
 
 class SizeOf(Expr):
@@ -237,9 +239,10 @@ class Block(Stmt):
 
 
 class StaticAssert(Node):
-    """`static_assert(cond, "message");` (C++11, which DXC accepts in HLSL) at file or block scope."""
+    """`static_assert(cond, "message");` (C++11, which DXC accepts in HLSL) at file, block or struct scope."""
     cond: Expr
     message: str | None = None
+    namespaces: tuple[str, ...] = ()  # as VarDecl.namespaces: a namespace's or struct's names are seen
 
 
 class UsingDirective(Node):

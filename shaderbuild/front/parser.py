@@ -595,7 +595,7 @@ class Parser:
             message = self.advance().text
         self.expect(")", "to close 'static_assert'")
         self.expect(";", "after static_assert")
-        return ast.StaticAssert(loc, cond, message)
+        return ast.StaticAssert(loc, cond, message, namespaces=tuple(self.ns))
 
     def namespace(self) -> list[ast.Node]:
         """namespace N { declarations }: their names become N::name (the sema resolves unqualified ones
@@ -682,7 +682,7 @@ class Parser:
                 d.template_params = params
                 d.template_values = values
                 d.template_defaults = defaults
-                if isinstance(d, ast.FuncDecl):
+                if isinstance(d, ast.FuncDecl) and d.owner is None:     # (S::f's is S's member template)
                     self.template_funcs.add(self.qualified(d.name))     # renamed so by namespace()
             else:
                 raise error("only functions and structs can be templates", d.loc)
@@ -763,7 +763,7 @@ class Parser:
         self.close_angle()
         return params, values, defaults, added
 
-    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str]) -> None:
+    def member_template(self, sd: ast.StructDecl, attrs, quals: set[str], templated: bool) -> None:
         """`template<typename T> T get() {...}` in a struct: a member function template (its instances are
         made by the calls, sema/templates.py)."""
         loc = self.tok.loc
@@ -775,12 +775,17 @@ class Parser:
             ret = self.type_ref()
             quals |= self.trailing_qualifiers()
             fname = self.decl_name("a member function name")
-            if not self.at("(") or "static" in quals:
+            if not self.at("(") or "static" in quals and (templated or self.depth > 0):
                 raise error("only non-static member functions can be member templates", fname.loc)
             fn = self.function(ret, fname, attrs, quals)
         finally:
             self.user_types.difference_update(added)
         fn.template_params, fn.template_values, fn.template_defaults = params, values, defaults
+        if "static" in quals:       # `S::read<float>(...)`: a function template named S::read, as static members
+            fn.name = f"{sd.name}::{fn.name}"
+            self.template_funcs.add(fn.name)
+            self.hoisted.append(fn)
+            return
         sd.methods.append(fn)
         self.template_funcs.add(self.qualified(fn.name))     # `conv<float>()` in a later method: S::conv
 
@@ -847,6 +852,10 @@ class Parser:
                 fn.owner = owner
             return [fn]
         spec_args = self.specialisation_args()
+        if spec_args is not None and self.at("::") and name_tok.text in self.template_structs \
+                and self.peek().kind is TokKind.IDENT and self.peek(2).is_punct("(") and self.template_stack:
+            self.advance()          # `template<typename T> T Box<T>::get() {...}`
+            return self.template_method_definition(type_ref, name_tok, spec_args, self.advance())
         if top_level and self.at("<") and name_tok.text in self.template_structs:
             return self.template_static_definition(type_ref, name_tok)
         if self.at("(") and top_level and not effect:
@@ -903,6 +912,32 @@ class Parser:
             raise error(f"no static data member named '{member.text}' in '{owner}'", member.loc)
         return self.complete_static(d, f"{owner}<...>::{member.text}", type_ref, member)
 
+    def template_method_definition(self, type_ref: ast.TypeRef, name_tok: Token, args: list, member: Token) -> list[ast.Node]:
+        """`template<typename T> T Box<T>::get() {...}`: the body of a method declared in the struct template Box
+        (the declaration takes the definition's parameters and body; every instance compiles it)."""
+        params = self.template_stack[-1][0]
+        sd = next((d for d in self.template_structs[name_tok.text] if d.spec_args is None), None)
+        written = [a.name if isinstance(a, ast.Name) or isinstance(a, ast.TypeRef) and not a.args else None
+                   for a in args]
+        if sd is None or written != params:
+            raise error(f"an out-of-line method definition of '{name_tok.text}' must name it with its own template "
+                        "parameters", name_tok.loc)
+        if (sd.template_params or []) != params:
+            raise error("an out-of-line method definition must use the struct template's parameter names "
+                        f"({', '.join(sd.template_params or [])})", name_tok.loc)
+        self.ns.append(sd.name + "::")
+        try:
+            fn = self.function(type_ref, member, [], set())
+        finally:
+            self.ns.pop()
+        decl = next((m for m in sd.methods if m.name == fn.name and m.body is None and not m.template_params
+                     and len(m.params) == len(fn.params)), None)
+        if decl is None or fn.body is None:
+            raise error(f"out-of-line definition of '{fn.name}' does not match any declaration in '{sd.name}'",
+                        member.loc)
+        decl.params, decl.body = fn.params, fn.body
+        return []
+
     def static_member_definition(self, owner: str, type_ref: ast.TypeRef, name_tok: Token) -> list[ast.Node]:
         """`float S::x = 2;` gives the static member `static float x;` of S its initializer (DXC allows
         `static` on it too); the declaration stays where S put it."""
@@ -932,8 +967,12 @@ class Parser:
         if t.text in ("struct", "class") and self.peek().kind is TokKind.IDENT:
             self.advance()            # `struct X` as a type specifier: X must name a declared struct
             t = self.tok
-            if self.scoped(t.text, self.user_types) not in self.user_types:
-                raise error(f"unknown type name '{t.text}'", t.loc)
+            n, written = 1, t.text      # (`struct N::X`: qualified)
+            while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+                written += "::" + self.peek(n + 1).text
+                n += 2
+            if self.scoped(written, self.user_types) not in self.user_types:
+                raise error(f"unknown type name '{written}'", t.loc)
         if t.text in RESERVED_KEYWORDS:
             raise error(f"'{t.text}' is a reserved keyword in HLSL", t.loc)
         if t.text == "unsigned":
@@ -963,15 +1002,28 @@ class Parser:
         name = self.scoped(name, self.user_types)      # Inner::T inside a namespace holding Inner
         ref = ast.TypeRef(t.loc, name, pack=self.pack[self.pos - 1] if self.pack else None)
         if self.at("<") and (name in TEMPLATE_TYPES or name in self.user_types):
+            open_at = self.pos - 1
             self.advance()
             if not self.at(">"):
                 ref.args.append(self.template_arg())
                 while self.accept(","):
                     ref.args.append(self.template_arg())
             self.close_angle()
-        if name in self.alias_templates:
-            return self.expand_alias(ref)
-        return self.nested_args(ref) if name in self.nested_templates else ref
+            nested = f"{name}::{self.peek().text}"
+            if self.at("::") and nested in self.nested_templates:
+                self.advance()          # `Grid<float>::Cell`: the struct Cell of Grid<float>, as Grid::Cell<float>
+                self.advance()
+                ref.name = nested
+            elif self.at("::") and nested in self.user_types and self.peek(2).kind is TokKind.IDENT:
+                self.advance()          # `Modes<float>::E m`: an enum of the template, one for every instance
+                self.advance()
+                ref = ast.TypeRef(ref.loc, nested, pack=ref.pack)
+            elif self.at("::") and self.peek().kind is TokKind.IDENT and self.peek(2).kind is TokKind.IDENT:
+                written = "".join(x.text + " " * (x.text == ",") for x in self.toks[open_at:self.pos])
+                raise error(f"no type named '{self.peek().text}' in '{written}'", self.peek().loc)
+        if ref.name in self.nested_templates:
+            ref = self.nested_args(ref)
+        return self.expand_alias(ref) if ref.name in self.alias_templates else ref
 
     def nested_args(self, ref: ast.TypeRef) -> ast.TypeRef:
         """`Inner` written inside Box<T>, for a struct defined there: Box::Inner<T> (the outer's parameters)."""
@@ -1308,6 +1360,9 @@ class Parser:
         base = None
         if self.accept(":"):
             base = self.type_ref()
+            inherited = base.name + "::"        # the base's member templates, called unqualified in our methods
+            self.template_funcs |= {f"{name}::{f[len(inherited):]}" for f in self.template_funcs
+                                    if f.startswith(inherited) and "::" not in f[len(inherited):]}
         self.expect("{", "to begin the struct body")
         sd = ast.StructDecl(name_tok.loc if name_tok else kw.loc, name, [], [], base, attributes=struct_attrs, namespaces=tuple(self.ns),
                             spec_args=spec_args)
@@ -1335,7 +1390,16 @@ class Parser:
             start = self.tok.loc
             quals = self.qualifiers()
             if self.at("template") and self.peek().is_punct("<"):
-                self.member_template(sd, attrs, quals)
+                self.member_template(sd, attrs, quals, templated)
+                continue
+            if self.tok.text == "static_assert" and self.peek().is_punct("(") and not quals:
+                check = self.static_assert()        # checked once the struct (or each instance) is declared
+                (sd.asserts if templated else self.hoisted_after).append(check)
+                continue
+            if self.at("typedef"):        # DXC's DiagnoseHLSLDecl (an alias declaration does not go through it)
+                raise error("nested typedefs are not supported in HLSL", self.tok.loc)
+            if self.at("using") and self.peek(2).is_punct("="):
+                self.member_typedef(sd, templated)
                 continue
             if self.at("enum"):                   # a nested enum: S::E, and S::A for its enumerators
                 self.hoisted.append(self.enum_decl())
@@ -1411,6 +1475,24 @@ class Parser:
             self.expect(";", "after struct field")
         if len(statics) > 1:
             self.declare_later_statics(name, statics)
+
+    def member_typedef(self, sd: ast.StructDecl, templated: bool) -> None:
+        """`using F = float2;` in struct S: the type S::F (F inside S).  In a struct template Box<T>, Box::F is
+        an alias template of Box's parameters, so `F` in Box and `Box<int>::F` outside it are read as types.
+        (`typedef` there is DXC's error.)"""
+        loc = self.tok.loc
+        tds = [d for d in self.using() if isinstance(d, ast.TypedefDecl)]
+        outer = self.template_stack[-1] if templated and self.template_stack else None
+        if outer is None or not outer[0]:
+            if templated:
+                raise error("a type alias in a struct template specialization is not supported", loc)
+            self.hoisted.extend(tds)
+            return
+        for td in tds:
+            if td.dims:
+                raise error("a type alias of an array type in a struct template is not supported", td.loc)
+            self.alias_templates[td.name] = (outer[0], outer[1], outer[2], td.type)
+            self.nested_templates[td.name] = (outer[0], outer[1])
 
     def declare_later_statics(self, name: str, statics: list[tuple[ast.FuncDecl, set[str]]]) -> None:
         """A static member function calling one declared after it in the struct (legal C++: the class is
@@ -1531,15 +1613,27 @@ class Parser:
 
     def after_angles(self, n: int) -> Token:
         """The token after the template argument list that opens at peek(n) (`<`), by bracket depth."""
+        return self.peek(self.angles_end(n))
+
+    def angles_end(self, n: int) -> int:
+        """after_angles's offset (that of EOF when the list does not close)."""
         depth = 0
         while True:
             t = self.peek(n)
             if t.kind is TokKind.EOF:
-                return t
+                return n
             depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0) if t.kind is TokKind.PUNCT else 0
             n += 1
             if depth <= 0:
-                return self.peek(n)
+                return n
+
+    def qualified_type_ahead(self) -> bool:
+        """`N::Twice<float>(...)`, `N::S(...)`: a qualified type name, then its arguments or a constructor's."""
+        n, name = 1, self.tok.text
+        while self.peek(n).is_punct("::") and self.peek(n + 1).kind is TokKind.IDENT:
+            name += "::" + self.peek(n + 1).text
+            n += 2
+        return self.scoped(name, self.user_types) in self.user_types and self.peek(n).is_punct("<")
 
     def starts_declaration(self) -> bool:
         t = self.tok
@@ -1563,7 +1657,10 @@ class Parser:
             # `float4(…)` is a constructor expression; `float4 x` a declaration
             nxt = self.peek()
             if nxt.is_punct("<"):
-                return t.text not in self.template_structs or not self.after_angles(1).is_punct("::")   # S<int>::x
+                if t.text not in self.template_structs:
+                    return True
+                n = self.angles_end(1)      # S<int>::x is an expression; Grid<float>::Cell c a declaration
+                return not self.peek(n).is_punct("::") or self.peek(n + 2).kind is TokKind.IDENT
             if nxt.is_punct("::"):
                 return self.peek(2).kind is TokKind.IDENT and self.peek(3).kind is TokKind.IDENT
             return nxt.kind is TokKind.IDENT or nxt.is_punct(";")       # `float;` declares nothing (a warning)
@@ -1888,6 +1985,8 @@ class Parser:
                 assert isinstance(arg, ast.TypeRef)     # a type name or an orientation starts a type
                 e.template = arg
                 e.template_dims = self.dims()           # Load<S[2]>: an array type
+                while self.accept(","):                 # a member function template's further arguments
+                    e.template_rest.append(self.template_arg())
                 self.close_angle()
         elif t.text == "[":
             self.advance()
@@ -1994,10 +2093,15 @@ class Parser:
             if template != t.text and not self.peek().is_punct("::"):
                 self.advance()              # a function template of an enclosing namespace, called by deduction
                 return ast.Name(t.loc, template)
-            if self.is_type_name(t.text) and not self.peek().is_punct("::") and not self.hidden(t.text):
+            if (self.is_type_name(t.text) and not self.peek().is_punct("::") and not self.hidden(t.text)
+                    or self.peek().is_punct("::") and self.qualified_type_ahead()):
                 type_ref = self.type_ref()
                 if type_ref.args and self.accept("::"):      # `S<int>::x`: a template instance's static member
-                    return ast.StaticMember(t.loc, type_ref, self.ident("a static member name").text)
+                    member = self.ident("a static member name").text
+                    while self.at("::") and self.peek().kind is TokKind.IDENT:
+                        self.advance()      # `Modes<float>::E::B`: an enumerator of the template's scoped enum
+                        member += "::" + self.advance().text
+                    return ast.StaticMember(t.loc, type_ref, member)
                 if self.at("{"):            # `float4{1, 2, 3, 4}` (DXC's words)
                     raise error("generalized initializer lists are incompatible with HLSL", self.tok.loc)
                 if self.at("&") or self.at("*"):      # `float& r = x;`, `float* p;`

@@ -1295,11 +1295,17 @@ class CallLowering(SemaBase):
                 self.emit(ir.Store(ir.VarRef(tmp), self.load(base), loc))
                 base = ir.VarRef(tmp)
             if templates:
-                explicit: list[ast.TypeRef | ast.Expr] | None = [callee.template] if callee.template else None
+                explicit: list[ast.TypeRef | ast.Expr] | None = [callee.template, *callee.template_rest] \
+                    if callee.template else None
                 return self.method_template_call(t, templates, callee.name, args, explicit, loc, base)
+            if callee.template is not None:
+                raise error(f"'{callee.name}' is not a member function template", callee.loc)
             assert methods is not None
             return self.user_call(callee.name, methods, args, loc, this=base)
         if isinstance(t, ir.Resource):
+            if callee.template_rest:
+                raise error(f"too many template arguments for function template '{callee.name}'",
+                            callee.template_rest[0].loc)
             template = self.resolve_type(callee.template, callee.template_dims) \
                 if callee.template is not None else None
             inner = template

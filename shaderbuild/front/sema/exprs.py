@@ -461,6 +461,9 @@ class ExprLowering(HeapLowering, SemaBase):
         t = self.resolve_type(e.type, [])
         if not isinstance(t, ir.Struct):
             raise error(f"'{e.type.name}' is not a struct: it has no static member '{e.name}'", e.loc)
+        shared = f"{e.type.name}::{e.name}"     # an enumerator of the template's enum: one for every instance
+        if self.scope.lookup(f"{t.name}::{e.name}") is None and isinstance(self.scope.lookup(shared), EnumConstSymbol):
+            return ast.Name(e.loc, shared)
         return ast.Name(e.loc, f"{t.name}::{e.name}")
 
     def rv_StringLit(self, e: ast.StringLit) -> ir.Expr:

@@ -550,7 +550,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
     def static_assert(self, d: ast.StaticAssert) -> None:
         """clang's messages: a false condition at the keyword, one that is not constant at the expression."""
         try:
-            value = self.const_int(d.cond)
+            with self.namespace_scope(d.namespaces) if d.namespaces else Undo(lambda: None):
+                value = self.const_int(d.cond)
         except CompileError as e:
             if e.diagnostics[0].message.startswith("expression is not an integer constant expression"):
                 raise error("static_assert expression is not an integral constant expression", d.cond.loc) from None
@@ -580,6 +581,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         fields: list[ir.StructField] = []
         base: ir.Type | None = None
         if d.base is not None:
+            crtp = next((a for a in d.base.args if isinstance(a, ast.TypeRef) and a.name == d.name), None)
+            if crtp is not None:    # (clang instantiates the base's methods only when used: it takes them)
+                raise error(f"'{d.name}' as a template argument of its own base struct is not supported", crtp.loc)
             base = self.types.resolve(d.base)
             if not isinstance(base, ir.Struct):
                 raise error(f"base type '{base}' is not a struct", d.base.loc)
@@ -626,7 +630,8 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         self.types.named[d.name] = st
         if d.name in self.payload_structs and self.payload_qualifiers_on() and d.base is None:
             self.payload_access.append((st, tuple(dict(f.payload_access or {}) for f in d.fields)))
-        self.declare(d.name, TypeSymbol(st), d.loc)
+        if not isinstance(self.scope.names.get(d.name), FuncSymbol):     # (a function of its name hides it)
+            self.declare(d.name, TypeSymbol(st), d.loc)
         own_fields = {f.name for f in d.fields}
         for m in d.methods:
             if m.name in own_fields:
@@ -648,6 +653,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             for name, infos in self.inherited_methods(st, base.name).items():
                 if name not in own:
                     self.methods.setdefault(d.name, {}).setdefault(name, []).extend(infos)
+            for name, decls in self.method_templates.get(base.name, {}).items():    # and its member templates
+                if name not in own:
+                    self.method_templates.setdefault(d.name, {})[name] = list(decls)
         for lst in self.methods.get(d.name, {}).values():
             for info in lst:
                 if info.decl.body is not None and not info.defined:
@@ -663,6 +671,17 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         st = self.types.named.get(d.owner or "")
         if not isinstance(st, ir.Struct):
             raise error(f"'{d.owner}' is not a struct", d.loc)
+        if d.template_params:       # `template<typename T> T S::conv() {...}`: a member template's definition
+            decls = self.method_templates.get(st.name, {}).get(d.name, [])
+            shaped = [k for k, decl in enumerate(decls) if len(decl.params) == len(d.params)
+                      and len(decl.template_params or []) == len(d.template_params)]
+            for k in sorted(shaped, key=lambda k: decls[k].body is not None):    # a declaration first
+                if decls[k].body is not None:
+                    raise error(f"redefinition of '{d.name}'", d.loc,
+                                [Diagnostic("note", "previous definition is here", decls[k].loc)])
+                decls[k] = d
+                return
+            raise error(f"out-of-line definition of '{d.name}' does not match any declaration in '{st.name}'", d.loc)
         ptypes = [_param_type(self.resolve_type(p.type, p.dims)) for p in d.params]
         for info in self.methods.get(st.name, {}).get(d.name, []):
             if info.param_types == ptypes and info.decl.body is None and not info.defined:
@@ -1166,6 +1185,9 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
         key_types = ptypes
         spellings = tuple(precision_spelling(p.type) for p in d.params)
         existing = None if method_of is not None or not register else self.scope.lookup(d.name, bases=False)
+        if isinstance(existing, TypeSymbol) and id(existing) not in self.typedef_symbols \
+                and isinstance(existing.type, ir.Struct) and d.name in self.scope.names:
+            existing = None     # a function hides a struct of its name in its scope (C++); `struct f` names it
         if existing is not None and not isinstance(existing, FuncSymbol):
             raise error(f"redefinition of '{d.name}' as a different kind of symbol", d.loc)
         if isinstance(existing, FuncSymbol):
@@ -1351,7 +1373,7 @@ class Analyzer(StructResourceLowering, ExprLowering, CallLowering, ResourceLower
             if all(self.specialised_arguments(t, d) is None for t in self.func_templates[d.name]):
                 raise error(f"no function template matches function template specialization '{d.name}'", d.loc)
             self.func_specs.setdefault(d.name, []).append(d)
-        elif isinstance(d, ast.FuncDecl) and d.template_params:
+        elif isinstance(d, ast.FuncDecl) and d.template_params and d.owner is None:
             if id(self.global_scope.names.get(d.name)) in self.typedef_symbols:   # (a struct it hides: C++)
                 raise error(f"redefinition of '{d.name}' as different kind of symbol", d.loc)
             same = self.func_templates.setdefault(d.name, [])

@@ -104,6 +104,8 @@ class TemplateLowering(SemaBase):
                 try:
                     st = self.struct(inst)
                     self.instance_static_methods(d, name)
+                    for check in d.asserts:
+                        self.static_assert(check)
                     return st
                 finally:
                     if outer is None:
@@ -255,9 +257,15 @@ class TemplateLowering(SemaBase):
             key = (id(d), (st.name, *bound))       # (the instances of a struct template share d)
             info = self.function_instances.get(key)
             if info is None:
+                if d.body is None:
+                    raise error(f"member function template '{name}' is not defined before this use (a later "
+                                "definition is not supported)", loc)
+                owner = st.name     # the struct declaring d (a base of st's: st inherits its templates)
+                while (b := self.struct_bases.get(owner)) and any(x is d for x in self.method_templates.get(b, {}).get(name, ())):
+                    owner = b
                 with self.template_depth(name, loc), self.function_context():
                     self.scope = self.global_scope      # (then a struct template instance's own parameters)
-                    with self.instance_context(st.name), \
+                    with self.instance_context(owner), \
                             self.template_bindings(d.template_params or [], bound, d.template_values):
                         info = self.function_decl(d, method_of=st, register=False,
                                                   name=f"{d.name}<{', '.join(str(t) for t in bound)}>")
