@@ -80,19 +80,6 @@ def _members(st: ir.Struct, hlsl, vulkan, hlsl_rule: str, vulkan_rule_name: str)
     return out
 
 
-def _declared_size(lay) -> int:
-    """The bytes a SPIR-V block's declaration spans (spirv-cross's block size): a struct member reaches its own
-    last member's end (the padding that rounds a struct's size up to its alignment is not part of it); an
-    array or a matrix spans whole strides (the DX rules pack a member into its last element's padding, which
-    the SPIR-V declaration still spans); any other member its size."""
-    stride = lay.array_stride or (lay.matrix_stride if not lay.members else None)
-    if stride:
-        return -(-lay.size // stride) * stride
-    if not lay.members:
-        return lay.size
-    return max((o + _declared_size(m) for o, m in zip(lay.offsets, lay.members)), default=0)
-
-
 def block_layout(st: ir.Type, hlsl_rule: str, vulkan_rule_name: str) -> dict:
     from ..ir.layout import layout_of
 
@@ -100,8 +87,9 @@ def block_layout(st: ir.Type, hlsl_rule: str, vulkan_rule_name: str) -> dict:
 
     hl = layout_of(st, hlsl_rule)
     vk = layout_of(st, vulkan_rule_name)
-    # the byte range a descriptor must cover: the SPIR-V block's declared size (spirv-cross's block_size)
-    return {"hlsl_size": hl.size, "vulkan_size": _declared_size(vk), "vulkan_rule": vulkan_rule_name,
+    # the byte range a descriptor must cover (what spirv-cross reports as block_size)
+    used = max((o + m.size for o, m in zip(vk.offsets, vk.members)), default=0)
+    return {"hlsl_size": hl.size, "vulkan_size": used, "vulkan_rule": vulkan_rule_name,
             "members": _members(st, hl, vk, hlsl_rule, vulkan_rule_name)}
 
 
