@@ -162,7 +162,7 @@ class TypeResolver:
             if isinstance(elem, (ir.Resource, ir.VoidType)) or \
                     (name in TEXEL_RESOURCES and not isinstance(elem, (ir.Scalar, ir.Vector))):
                 raise error(f"'{elem}' is not a valid element type for '{name}'", arg.loc)
-            if name in TEXEL_RESOURCES and _scalar_kind(elem) == "bool":    # no texel format holds a bool
+            if name in TEXEL_RESOURCES and ir.scalar_of(elem) == ir.BOOL:    # no texel format holds a bool
                 raise error(f"'{elem}' elements of '{name}' are not supported: use uint and compare with 0",
                             arg.loc)
             if name in TEXEL_RESOURCES and _bits(elem) > 128:     # double3/4, uint64_t3/4: DXC's words
@@ -258,10 +258,3 @@ def unsized_value_array(t: ir.Type) -> bool:
     while isinstance(t, ir.Array):
         t = t.elem
     return not isinstance(t, ir.Resource)
-
-
-def _scalar_kind(t: ir.Type) -> str | None:
-    """The kind of a scalar or a vector's component; None for anything else."""
-    if isinstance(t, ir.Vector):
-        t = t.elem
-    return t.kind if isinstance(t, ir.Scalar) else None
